@@ -5,7 +5,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$root/tools/setup.sh"
 cd "$root"
 port="${PORT:-8888}"
-args=(--no-browser --ip=127.0.0.1 --port="$port" --notebook-dir="$root/nbs" --ServerApp.root_dir="$root/nbs")
+args=(--no-browser --ip=127.0.0.1 --port="$port" --ServerApp.root_dir="$root/nbs")
 [ "$(id -u)" = "0" ] && args+=(--allow-root)
 echo "[lab] starting JupyterLab; open the URL printed below (it carries the access token)"
 exec "$root/.venv/bin/jupyter" lab "${args[@]}" "$@"
