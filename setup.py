@@ -18,7 +18,8 @@ py_versions = "3.9 3.10 3.11 3.12 3.13".split()
 lic = licenses.get(cfg["license"].lower(), (cfg["license"], None))
 min_python = cfg["min_python"]
 requirements = cfg.get("requirements", "").split()
-dev_requirements = cfg.get("dev_requirements", "").split()
+lessons_requirements = cfg.get("lessons_requirements", "").split()  # what lessons import beyond the package
+dev_requirements = cfg.get("dev_requirements", "").split() + lessons_requirements
 console_scripts = [s for s in cfg.get("console_scripts", "").split() if s]
 readme = Path(__file__).parent / "README.md"
 
@@ -38,7 +39,7 @@ setuptools.setup(
     package_data={cfg["lib_name"]: ["data/*.json"]},
     include_package_data=True,
     install_requires=requirements,
-    extras_require={"dev": dev_requirements},
+    extras_require={"lessons": lessons_requirements, "dev": dev_requirements},
     dependency_links=cfg.get("dep_links", "").split(),
     python_requires=">=" + min_python,
     long_description=readme.read_text(encoding="utf-8") if readme.exists() else cfg["description"],

@@ -8,36 +8,17 @@ from __future__ import annotations
 import math
 
 # %% auto #0
-__all__ = ['POSITIONS', 'make_position_bias', 'merge_masks', 'RelativeMultiheadAttention']
+__all__ = ['POSITIONS', 'merge_masks', 'RelativeMultiheadAttention', 'KVCache']
 
 # %% ../nbs/08_attention.ipynb #c4adea5f
 import torch
 from torch import nn
 import torch.nn.functional as F
-from .basics import relative_positions
-from .biases import ALiBi, T5RelativeBias
-from .bench import bench_case
+from .core import check_int, check_positions, position_methods, make_position, POSITION_METHODS, RelativeBias
+from .rope import apply_rope
 
 # %% ../nbs/08_attention.ipynb #5a39f283
-POSITIONS = ("none", "alibi", "t5", "fourier", "fire", "rope")
-
-def make_position_bias(position: str,  # one of POSITIONS
-                       num_heads: int,  # heads of the attention layer
-                       **kwargs,  # passed to the bias module's constructor
-                      ) -> nn.Module | None:  # None for "none" and "rope"
-    "The bias module for a position method name (None for methods that add no bias)."
-    if position not in POSITIONS:
-        raise ValueError(f"position must be one of {', '.join(repr(p) for p in POSITIONS)} or an nn.Module, got {position!r}")
-    if position in ("none", "rope"):
-        if kwargs and position == "none": raise ValueError(f"position 'none' takes no position_kwargs, got {kwargs}")
-        return None
-    if position == "alibi": return ALiBi(num_heads, **kwargs)
-    if position == "t5": return T5RelativeBias(num_heads, **kwargs)
-    if position == "fourier":
-        from relpos_lessons.fourier import RelativeFourierPositions
-        return RelativeFourierPositions(num_heads=num_heads, **kwargs)
-    from relpos_lessons.fire import FIRE
-    return FIRE(num_heads=num_heads, **kwargs)
+POSITIONS = position_methods("none", "bias", "rotary")  # every name an attention layer accepts as `position=`
 
 # %% ../nbs/08_attention.ipynb #064a7dec
 def merge_masks(batch: int, heads: int, q_len: int, k_len: int,  # the logits' shape (B, H, q, k)
@@ -45,7 +26,7 @@ def merge_masks(batch: int, heads: int, q_len: int, k_len: int,  # the logits' s
                 bias: torch.Tensor | None = None,  # position bias broadcastable to (B, H, q, k)
                 attn_mask: torch.Tensor | None = None,  # bool (True = masked) or float; (q, k), (B*H, q, k) or broadcastable
                 key_padding_mask: torch.Tensor | None = None,  # bool (True = padding) or float; (B, k)
-                is_causal: bool = False,  # mask keys after the query
+                is_causal: bool = False,  # mask keys after the query (queries are the last q_len positions)
                 dtype=torch.float32, device=None,
                ) -> torch.Tensor | None:  # float, broadcastable to (B, H, q, k), or None
     "Sum a position bias, an attention mask, a padding mask and causality into one additive mask."
@@ -53,9 +34,9 @@ def merge_masks(batch: int, heads: int, q_len: int, k_len: int,  # the logits' s
     def additive(m, name):
         if m.dtype == torch.bool: return torch.zeros(m.shape, dtype=dtype, device=device).masked_fill(m, float("-inf"))
         if not m.is_floating_point(): raise ValueError(f"{name} must be bool or floating point, got dtype {m.dtype}")
-        return m.to(dtype)
+        return m.to(dtype=dtype, device=device)
     parts = []
-    if bias is not None: parts.append(("bias", bias.to(dtype)))
+    if bias is not None: parts.append(("bias", bias.to(dtype=dtype, device=device)))
     if attn_mask is not None:
         m = attn_mask
         if m.ndim == 3 and m.shape[0] == batch * heads and m.shape[0] != 1: m = m.reshape(batch, heads, *m.shape[1:])
@@ -64,7 +45,9 @@ def merge_masks(batch: int, heads: int, q_len: int, k_len: int,  # the logits' s
         if tuple(key_padding_mask.shape) != (batch, k_len):
             raise ValueError(f"key_padding_mask must be shaped (batch, k_len) = {(batch, k_len)}, got {tuple(key_padding_mask.shape)}")
         parts.append(("key_padding_mask", additive(key_padding_mask, "key_padding_mask")[:, None, None, :]))
-    if is_causal: parts.append(("is_causal", additive(relative_positions(q_len, k_len).to(device) > 0, "is_causal")))
+    if is_causal:  # key j comes after query i when j > i + (k_len - q_len)
+        later = torch.ones(q_len, k_len, dtype=torch.bool, device=device).triu(k_len - q_len + 1)
+        parts.append(("is_causal", additive(later, "is_causal")))
     mask = None
     for name, p in parts:
         try:
@@ -77,124 +60,298 @@ def merge_masks(batch: int, heads: int, q_len: int, k_len: int,  # the logits' s
 
 # %% ../nbs/08_attention.ipynb #9b292191
 class RelativeMultiheadAttention(nn.Module):
-    "Multi-head attention with a relative position method; nn.MultiheadAttention's parameters and call signature."
+    "nn.MultiheadAttention with a relative position method: same constructor, forward, state_dict and numbers, plus `position=`."
     def __init__(self,
                  embed_dim: int,  # model width E, divisible by num_heads
                  num_heads: int,  # heads H
-                 *,
-                 position: str | nn.Module = "none",  # one of POSITIONS, or a module with forward(q_len, k_len) -> (1, H, q, k)
-                 dropout: float = 0.0,  # dropout on the attention weights
+                 dropout: float = 0.0,  # dropout on the attention weights (training only)
                  bias: bool = True,  # biases in the input and output projections
-                 batch_first: bool = True,  # (batch, seq, feature) if True, else (seq, batch, feature)
+                 add_bias_kv: bool = False,  # not supported: ValueError
+                 add_zero_attn: bool = False,  # not supported: ValueError
+                 kdim: int | None = None,  # features of `key`; None: embed_dim
+                 vdim: int | None = None,  # features of `value`; None: embed_dim
+                 batch_first: bool = False,  # (batch, seq, feature) if True, else (seq, batch, feature), as nn.MultiheadAttention
+                 device=None, dtype=None,  # where and in which dtype to create the parameters
+                 *,
+                 position: str | RelativeBias = "none",  # one of POSITIONS, or a RelativeBias module
                  position_kwargs: dict | None = None,  # constructor arguments of the position method
+                 attn_backend: str = "sdpa",  # "sdpa": bias materialized as SDPA's attn_mask; "flex": FlexAttention, bias as a score_mod (lesson 08a); "flex-compiled": the same, compiled
                 ):
         super().__init__()
-        if not isinstance(embed_dim, int) or not isinstance(num_heads, int) or num_heads < 1 or embed_dim < 1 or embed_dim % num_heads:
-            raise ValueError(f"embed_dim must be a positive multiple of num_heads, got embed_dim={embed_dim!r}, num_heads={num_heads!r}")
-        if not 0.0 <= dropout < 1.0: raise ValueError(f"dropout must be in [0, 1), got {dropout!r}")
-        self.embed_dim, self.num_heads, self.head_dim = embed_dim, num_heads, embed_dim // num_heads
-        self.dropout, self.batch_first = dropout, batch_first
-        pk = dict(position_kwargs or {})
-        if isinstance(position, nn.Module): self.position, self.position_bias = "custom", position
-        else: self.position, self.position_bias = position, make_position_bias(position, num_heads, **({} if position == "rope" else pk))
-        self.rope_kwargs = pk if self.position == "rope" else {}
-        if self.position == "rope" and self.head_dim % 2:
-            raise ValueError(f"position 'rope' needs an even head dimension embed_dim // num_heads, got {self.head_dim}")
-        self.in_proj_weight = nn.Parameter(torch.empty(3 * embed_dim, embed_dim))
-        if bias: self.in_proj_bias = nn.Parameter(torch.zeros(3 * embed_dim))
+        embed_dim, num_heads = check_int("embed_dim", embed_dim, low=1), check_int("num_heads", num_heads, low=1)
+        if embed_dim % num_heads:
+            raise ValueError(f"embed_dim must be divisible by num_heads, got embed_dim={embed_dim}, num_heads={num_heads}")
+        kdim = embed_dim if kdim is None else check_int("kdim", kdim, low=1)
+        vdim = embed_dim if vdim is None else check_int("vdim", vdim, low=1)
+        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0.0 <= dropout < 1.0:
+            raise ValueError(f"dropout must be a number in [0, 1), got {dropout!r}")
+        for name, v in (("add_bias_kv", add_bias_kv), ("add_zero_attn", add_zero_attn)):
+            if v: raise ValueError(f"{name}=True is not supported by RelativeMultiheadAttention (the extra key has no position), got {name}={v!r}")
+        self.embed_dim, self.num_heads, self.head_dim, self.kdim, self.vdim = embed_dim, num_heads, embed_dim // num_heads, kdim, vdim
+        self.dropout, self.batch_first, self.add_zero_attn = float(dropout), batch_first, False
+        self._qkv_same_embed_dim = kdim == embed_dim and vdim == embed_dim
+        self.bias_k = self.bias_v = None
+        kw = {"device": device, "dtype": dtype}
+        if self._qkv_same_embed_dim:  # nn.MultiheadAttention's parameters, in its order: same state_dict keys
+            self.in_proj_weight = nn.Parameter(torch.empty(3 * embed_dim, embed_dim, **kw))
+            for n in ("q_proj_weight", "k_proj_weight", "v_proj_weight"): self.register_parameter(n, None)
+        else:
+            self.q_proj_weight = nn.Parameter(torch.empty(embed_dim, embed_dim, **kw))
+            self.k_proj_weight = nn.Parameter(torch.empty(embed_dim, kdim, **kw))
+            self.v_proj_weight = nn.Parameter(torch.empty(embed_dim, vdim, **kw))
+            self.register_parameter("in_proj_weight", None)
+        if bias: self.in_proj_bias = nn.Parameter(torch.empty(3 * embed_dim, **kw))
         else: self.register_parameter("in_proj_bias", None)
-        self.out_proj = nn.Linear(embed_dim, embed_dim, bias=bias)
-        nn.init.xavier_uniform_(self.in_proj_weight)
-        if bias: nn.init.zeros_(self.out_proj.bias)
+        self.out_proj = nn.Linear(embed_dim, embed_dim, bias=bias, **kw)
+        self._reset_parameters()
+        self._set_position(position, position_kwargs, kw)
+        if attn_backend not in self.attn_backends:
+            raise ValueError(f"attn_backend must be one of {', '.join(map(repr, self.attn_backends))}, got {attn_backend!r}")
+        self.attn_backend = attn_backend
 
-    def bias_for(self, q_len: int, k_len: int, positions: torch.Tensor | None = None) -> torch.Tensor | None:
-        "The position bias (1, H, q_len, k_len) for the last q_len of k_len positions (or of `positions`); None if none."
-        if self.position_bias is None: return None
-        def grid(n):  # bias for n queries over n keys
-            return self.position_bias(n) if self.position == "fire" else self.position_bias(n, n)
-        if positions is None:
-            if self.position == "fire": return self.position_bias(k_len)[..., k_len - q_len:, :]
-            return self.position_bias(q_len, k_len)
-        full = grid(int(positions.max()) + 1)  # (1, H, n, n)
-        return full[:, :, positions[k_len - q_len:, None], positions[None, :]]  # (1, H, q, k)
+    def _reset_parameters(self):  # nn.MultiheadAttention's initialisation
+        if self._qkv_same_embed_dim: nn.init.xavier_uniform_(self.in_proj_weight)
+        else:
+            for w in (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight): nn.init.xavier_uniform_(w)
+        if self.in_proj_bias is not None:
+            nn.init.constant_(self.in_proj_bias, 0.0)
+            nn.init.constant_(self.out_proj.bias, 0.0)
+
+    def _set_position(self, position, position_kwargs, kw):
+        pk = dict(position_kwargs or {})
+        self.rope_kwargs = {}
+        if isinstance(position, RelativeBias):
+            if pk: raise ValueError(f"position_kwargs only apply to a position given by name, got {pk}")
+            if position.num_heads != self.num_heads:
+                raise ValueError(f"position must have num_heads={self.num_heads} like the layer, got a {type(position).__name__} "
+                                 f"with num_heads={position.num_heads}")
+            self.position, self.position_kind, self.position_bias = type(position).__name__, "bias", position
+            return
+        if not isinstance(position, str) or position not in POSITIONS:
+            extra = (f" ({POSITION_METHODS[position].kind} methods belong to the model, not to an attention layer)"
+                     if isinstance(position, str) and position in POSITION_METHODS else "")
+            raise ValueError(f"position must be one of {', '.join(repr(p) for p in POSITIONS)} or a RelativeBias module, "
+                             f"got {position!r}{extra}")
+        self.position, self.position_kind = position, POSITION_METHODS[position].kind
+        if self.position_kind == "rotary":
+            if self.head_dim % 2:
+                raise ValueError(f"position {position!r} needs an even head dimension embed_dim // num_heads, got {self.head_dim}")
+            self.rope_kwargs, self.position_bias = pk, None
+        else:
+            self.position_bias = make_position(position, self.num_heads, **pk)
+            if self.position_bias is not None: self.position_bias.to(**{k: v for k, v in kw.items() if v is not None})
 
     def forward(self,
-                query: torch.Tensor,  # (B, q, E) if batch_first else (q, B, E)
-                key: torch.Tensor,  # (B, k, E) if batch_first else (k, B, E)
-                value: torch.Tensor,  # same shape as key
-                key_padding_mask: torch.Tensor | None = None,  # (B, k): bool True = padding, or float added
-                need_weights: bool = False,  # also return the attention weights
+                query: torch.Tensor,  # (q, B, E), or (B, q, E) if batch_first, or unbatched (q, E)
+                key: torch.Tensor,  # (k, B, kdim), (B, k, kdim) or (k, kdim)
+                value: torch.Tensor,  # (k, B, vdim), (B, k, vdim) or (k, vdim)
+                key_padding_mask: torch.Tensor | None = None,  # (B, k) or (k,): bool True = padding, or float added
+                need_weights: bool = True,  # also return the attention weights
                 attn_mask: torch.Tensor | None = None,  # (q, k) or (B*H, q, k): bool True = masked, or float added
-                is_causal: bool = False,  # mask keys after each query (queries are the last q positions)
                 average_attn_weights: bool = True,  # average the returned weights over heads
-                positions: torch.Tensor | None = None,  # (k,) position ids of the keys; default arange(k)
-               ) -> tuple[torch.Tensor, torch.Tensor | None]:  # output like query; weights (B, q, k) or (B, H, q, k)
-        "Attention with the position method folded in; returns (output, weights or None)."
-        if not self.batch_first: query, key, value = (t.transpose(0, 1) for t in (query, key, value))
-        if query.ndim != 3 or key.ndim != 3 or value.shape != key.shape or query.shape[0] != key.shape[0] \
-                or query.shape[-1] != self.embed_dim or key.shape[-1] != self.embed_dim:
-            order = "(batch, len, embed_dim)" if self.batch_first else "(len, batch, embed_dim)"
-            raise ValueError(f"query, key, value must be shaped {order} with embed_dim={self.embed_dim} and matching batch, "
-                             f"key and value alike; got {tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}")
-        B, q_len, E = query.shape
-        k_len, H, D = key.shape[1], self.num_heads, self.head_dim
-        if positions is not None: positions = self._check_positions(positions, k_len, query.device)
-        q, k, v = self._project(query, key, value)  # each (B, H, len, D)
-        if self.position == "rope":
-            from relpos_lessons.rope import apply_rope
-            pos = torch.arange(k_len, device=query.device) if positions is None else positions
-            q = apply_rope(q, pos[k_len - q_len:], **self.rope_kwargs)
-            k = apply_rope(k, pos, **self.rope_kwargs)
-        bias = self.bias_for(q_len, k_len, positions)
-        sdpa_causal = is_causal and q_len == k_len and bias is None and attn_mask is None and key_padding_mask is None and not need_weights
-        mask = merge_masks(B, H, q_len, k_len, bias=bias, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                           is_causal=is_causal and not sdpa_causal, dtype=q.dtype, device=q.device)
-        p = self.dropout if self.training else 0.0
-        if need_weights:
-            logits = q @ k.transpose(-1, -2) / math.sqrt(D)  # (B, H, q, k), scaled first ...
-            if mask is not None: logits = logits + mask  # ... then the bias and masks
-            weights = F.dropout(logits.softmax(-1), p)
-            out = weights @ v  # (B, H, q, D)
+                is_causal: bool = False,  # mask keys after each query (queries are the last q positions); builds the mask itself
+                *,
+                positions: torch.Tensor | None = None,  # (k,) or (B, k) integer key positions; default 0 .. k-1 (after the cache)
+                kv_cache: KVCache | None = None,  # decoding: this layer's earlier keys and values, extended in place
+               ) -> tuple[torch.Tensor, torch.Tensor | None]:  # output shaped like query; weights (B, q, k), (B, H, q, k) or None
+        "Attention with the position method folded in; returns (output, weights or None) like nn.MultiheadAttention."
+        fast_path = self._nn_fast_path(query, key, value, attn_mask, key_padding_mask)  # decided on the inputs as given
+        query, key, value, key_padding_mask, batched = self._to_batch_first(query, key, value, key_padding_mask)
+        flex = self._use_flex(query, need_weights)  # FlexAttention: the bias stays a function of (b, h, i, j)
+        q, k, v = self._project(query, key, value)  # 1. project, split heads: each (B, H, len, D)
+        q, k, v, bias, key_padding_mask = self._place(q, k, v, positions, kv_cache, key_padding_mask, as_score_mod=flex)  # 2. positions
+        B, H, q_len, k_len = q.shape[0], self.num_heads, q.shape[-2], k.shape[-2]
+        if flex: out, weights = self._attend_flex(q, k, v, bias, attn_mask, key_padding_mask, is_causal, fast_path), None  # 3-5
         else:
-            weights = None
-            out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p, is_causal=sdpa_causal)
-        out = self.out_proj(out.transpose(1, 2).reshape(B, q_len, E))  # (B, q, E)
-        if not self.batch_first: out = out.transpose(0, 1)
-        if weights is not None and average_attn_weights: weights = weights.mean(1)
-        return out, weights
+            fused_causal = (is_causal and q_len == k_len and bias is None and attn_mask is None
+                            and key_padding_mask is None and not need_weights)
+            mask = merge_masks(B, H, q_len, k_len, bias=bias, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                               is_causal=is_causal and not fused_causal, dtype=q.dtype, device=q.device)  # 3. one additive mask
+            out, weights = self._attend(q, k, v, mask, need_weights=need_weights, is_causal=fused_causal)  # 4. (B, H, q, D)
+            if not need_weights and (attn_mask is not None or key_padding_mask is not None):  # 5. rows with every key masked
+                out = out.masked_fill(mask.isneginf().all(-1, keepdim=True), float("nan") if fast_path else 0.0)
+        out = self.out_proj(out.transpose(1, 2).reshape(B, q_len, self.embed_dim))  # 6. merge heads: (B, q, E)
+        if weights is not None and average_attn_weights: weights = weights.mean(1)  # (B, q, k)
+        if not batched: return out[0], (None if weights is None else weights[0])
+        return (out if self.batch_first else out.transpose(0, 1)), weights
+
+    def _attend(self,
+                q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,  # (B, H, q, D), (B, H, k, D), (B, H, k, D)
+                mask: torch.Tensor | None,  # additive, broadcastable to (B, H, q, k): bias and masks
+                *,
+                need_weights: bool,  # write softmax out to return the weights
+                is_causal: bool,  # let SDPA apply causality itself (only with mask None and q == k)
+               ) -> tuple[torch.Tensor, torch.Tensor | None]:  # (B, H, q, D) and the (B, H, q, k) weights or None
+        "The attention step proper: softmax(q kᵀ / sqrt(D) + mask) v."
+        p = self.dropout if self.training else 0.0
+        if not need_weights:
+            return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p, is_causal=is_causal), None
+        logits = (q * self.head_dim ** -0.5) @ k.transpose(-1, -2)  # (B, H, q, k), scaled first ...
+        if mask is not None: logits = logits + mask  # ... then the bias and masks
+        weights = F.dropout(logits.softmax(-1), p)
+        return weights @ v, weights
+
+    attn_backends = ("sdpa", "flex", "flex-compiled")
+
+    def _use_flex(self, query, need_weights) -> bool:
+        "Whether this call runs FlexAttention: not for the weights, nor dropout, nor gradients on CPU (its CPU kernels are inference-only)."
+        if self.attn_backend == "sdpa" or need_weights or (self.training and self.dropout > 0): return False
+        grads = torch.is_grad_enabled() and (query.requires_grad or any(p.requires_grad for p in self.parameters()))
+        return not (grads and query.device.type == "cpu")
+
+    def _attend_flex(self, q, k, v, score_mod, attn_mask, key_padding_mask, is_causal, fast_path):
+        "Steps 3-5 with FlexAttention: the bias as a score_mod, causality and padding as a block mask; nothing (B, H, q, k) is built."
+        from relpos_lessons.flex import flex_attention_forward, masked_rows  # lesson 08a, which imports this module's dependencies
+        out = flex_attention_forward(q, k, v, score_mod=score_mod, is_causal=is_causal, key_padding_mask=key_padding_mask,
+                                     attn_mask=attn_mask, compiled=self.attn_backend == "flex-compiled")  # rows that see no key: 0
+        if fast_path and (attn_mask is not None or key_padding_mask is not None):  # nn.MultiheadAttention's fused kernel: NaN there
+            out = out.masked_fill(masked_rows(q.shape[-2], k.shape[-2], is_causal=is_causal, key_padding_mask=key_padding_mask,
+                                              attn_mask=attn_mask, batch=q.shape[0], heads=self.num_heads), float("nan"))
+        return out
+
+    def _to_batch_first(self, query, key, value, key_padding_mask):
+        "Inputs as (B, len, features); unbatched inputs get a batch of 1."
+        if query.ndim not in (2, 3) or key.ndim != query.ndim or value.ndim != query.ndim:
+            raise ValueError(f"query, key and value must all be batched (3-D) or all unbatched (2-D), got shapes "
+                             f"{tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}")
+        batched = query.ndim == 3
+        if not batched:
+            query, key, value = self._same_transform((query, key, value), lambda t: t.unsqueeze(0))
+            if key_padding_mask is not None and key_padding_mask.ndim == 1: key_padding_mask = key_padding_mask[None]
+        elif not self.batch_first: query, key, value = self._same_transform((query, key, value), lambda t: t.transpose(0, 1))
+        if query.shape[-1] != self.embed_dim or key.shape[-1] != self.kdim or value.shape[-1] != self.vdim \
+                or key.shape[:2] != value.shape[:2] or query.shape[0] != key.shape[0]:
+            order = "(len, embed)" if not batched else "(batch, len, embed)" if self.batch_first else "(len, batch, embed)"
+            raise ValueError(f"query, key and value must be shaped {order} with embed {self.embed_dim}, {self.kdim} and {self.vdim}, "
+                             f"one batch and key and value of one length; got {tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}")
+        return query, key, value, key_padding_mask, batched
+
+    @staticmethod
+    def _same_transform(ts, f):  # transform, keeping `query is key is value` (self-attention) visible afterwards
+        q, k, v = ts
+        if q is k and k is v: q = k = v = f(q)
+        elif k is v: q, k = f(q), f(k); v = k
+        else: q, k, v = f(q), f(k), f(v)
+        return q, k, v
 
     def _project(self, query, key, value):
-        E, H, D = self.embed_dim, self.num_heads, self.head_dim
+        "q, k, v = x W_qᵀ + b_q, ... split into heads: (B, len, E) -> (B, H, len, D)."
         b = self.in_proj_bias
-        if query is key and key is value:  # self-attention: one matmul
+        bq, bk, bv = b.chunk(3) if b is not None else (None,) * 3
+        if self._qkv_same_embed_dim and query is key and key is value:  # self-attention: one matmul
             qkv = F.linear(query, self.in_proj_weight, b).chunk(3, dim=-1)
         else:
-            ws, bs = self.in_proj_weight.chunk(3), (b.chunk(3) if b is not None else (None,) * 3)
-            qkv = [F.linear(x, w, bb) for x, w, bb in zip((query, key, value), ws, bs)]
-        return [t.reshape(t.shape[0], t.shape[1], H, D).transpose(1, 2) for t in qkv]  # (B, L, E) -> (B, H, L, D)
+            ws = self.in_proj_weight.chunk(3) if self._qkv_same_embed_dim else (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight)
+            qkv = [F.linear(x, w, bb) for x, w, bb in zip((query, key, value), ws, (bq, bk, bv))]
+        H, D = self.num_heads, self.head_dim
+        return [t.reshape(t.shape[0], t.shape[1], H, D).transpose(1, 2) for t in qkv]
 
-    def _check_positions(self, positions, k_len, device):
-        if not isinstance(positions, torch.Tensor) or positions.ndim != 1 or positions.shape[0] != k_len:
-            raise ValueError(f"positions must be a 1-D tensor of k_len={k_len} key positions, got "
-                             f"{tuple(positions.shape) if isinstance(positions, torch.Tensor) else type(positions).__name__}")
-        if self.position_bias is not None and (positions.is_floating_point() or (positions < 0).any()):
-            raise ValueError(f"positions must be non-negative integers for position {self.position!r}, got {positions.tolist()[:8]}...")
-        return positions.to(device)
+    def _place(self, q, k, v, positions, kv_cache, key_padding_mask, as_score_mod=False):
+        "Give the new keys their positions, append them to the cache, rotate (RoPE) or compute the bias rows (bias methods)."
+        q_len, k_new = q.shape[-2], k.shape[-2]
+        if kv_cache is not None and not isinstance(kv_cache, KVCache):
+            raise ValueError(f"kv_cache must be a KVCache or None, got {type(kv_cache).__name__}")
+        explicit = positions is not None
+        if explicit:
+            new_pos = check_positions(positions, k_new).to(k.device)  # (1 or B, k_new)
+            if new_pos.shape[0] not in (1, k.shape[0]):
+                raise ValueError(f"positions must be shaped (k_len,) or (batch, k_len) with batch={k.shape[0]}, got {tuple(positions.shape)}")
+        elif kv_cache is not None: new_pos = kv_cache.next_positions(k_new, k.device)
+        else: new_pos = None  # 0 .. k_new - 1
+        if self.position_kind == "rotary":  # keys are rotated once, by their own positions, before they are cached
+            k = self._rotate(k, new_pos if new_pos is not None else torch.arange(k_new, device=k.device)[None], "key")
+        if kv_cache is not None:
+            kv_cache.append(k, v, new_pos, key_padding_mask, explicit)
+            k, v, key_padding_mask = kv_cache.keys, kv_cache.values, kv_cache.padding
+            all_pos = kv_cache.positions if kv_cache.explicit else None  # None: 0 .. T-1, the fast grid path
+        else: all_pos = new_pos
+        k_len = k.shape[-2]
+        if self.position_kind != "none" and q_len > k_len:
+            raise ValueError(f"position {self.position!r} needs q_len <= k_len (the queries are the last q_len key positions), "
+                             f"got q_len={q_len}, k_len={k_len}")
+        bias = None
+        if self.position_kind == "rotary":
+            q_pos = torch.arange(k_len - q_len, k_len, device=q.device)[None] if all_pos is None else all_pos[:, k_len - q_len:]
+            q = self._rotate(q, q_pos, "query")
+        elif self.position_bias is not None and as_score_mod:  # FlexAttention: a function of (b, h, i, j), nothing built
+            bias = self.position_bias.score_mod(q_len, k_len, positions=all_pos)
+        elif self.position_bias is not None:
+            bias = self.position_bias(q_len, k_len, positions=all_pos)  # (1 or B, H, q, k): only the rows asked for
+        return q, k, v, bias, key_padding_mask
+
+    def _rotate(self, x, pos, role):  # x (B, H, L, D), pos (1 or B, L)
+        kw = dict(self.rope_kwargs, role=role) if self.rope_kwargs.get("xpos") else self.rope_kwargs
+        if pos.shape[0] == 1: return apply_rope(x, pos[0], **kw)
+        B, H, L, D = x.shape  # one position per (batch, row): rotate (H, B*L, D) rows
+        flat = x.transpose(0, 1).reshape(H, B * L, D)
+        return apply_rope(flat, pos.expand(B, L).reshape(-1), **kw).reshape(H, B, L, D).transpose(0, 1)
+
+    def _nn_fast_path(self, query, key, value, attn_mask, key_padding_mask) -> bool:
+        "Whether nn.MultiheadAttention would answer this call with its fused inference kernel (a fully masked row: NaN, not 0)."
+        if (attn_mask is not None and attn_mask.is_floating_point()) or (key_padding_mask is not None and key_padding_mask.is_floating_point()):
+            return False
+        if torch.compiler.is_compiling() or not torch.backends.mha.get_fastpath_enabled(): return False
+        if query.ndim != 3 or query is not key or key is not value or not self._qkv_same_embed_dim or self.in_proj_bias is None:
+            return False
+        if query.dtype != self.in_proj_weight.dtype or self.training or self.num_heads % 2 or not self.batch_first: return False
+        if torch.is_autocast_enabled(): return False
+        tensors = (query, self.in_proj_weight, self.in_proj_bias, self.out_proj.weight, self.out_proj.bias)
+        return not (torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors))
 
     def extra_repr(self):
-        return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, position={self.position!r}, batch_first={self.batch_first}"
+        return (f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, position={self.position!r}, batch_first={self.batch_first}"
+                + ("" if self._qkv_same_embed_dim else f", kdim={self.kdim}, vdim={self.vdim}"))
 
-# %% ../nbs/08_attention.ipynb #6a1a163c
-def _attention_case(position):
-    def setup():
-        torch.manual_seed(0)
-        layer = RelativeMultiheadAttention(256, 8, position=position).eval()
-        x = torch.randn(1, 1024, 256)
-        def run():
-            with torch.no_grad(): layer(x, x, x)
-        return run
-    return setup
+# %% ../nbs/08_attention.ipynb #6b7c1a02
+class KVCache:
+    "One attention layer's projected keys and values (B, H, T, D), their positions and padding, grown by each decoding step."
+    def __init__(self): self.reset()
 
-for _p in POSITIONS:
-    bench_case(f"attention/{_p} L=1024", baseline=None if _p == "none" else "attention/none L=1024", repeat=5,
-               note=f"RelativeMultiheadAttention(256, 8, position={_p!r}) forward, batch 1")(_attention_case(_p))
+    def reset(self):
+        "Forget everything: the next forward starts a new sequence."
+        self.keys = self.values = None  # (B, H, T, D); RoPE keys already rotated
+        self.positions = None  # (1 or B, T) int64 key positions
+        self.padding = None  # (B, T) key padding mask (bool True = padding, or float added), or None
+        self.explicit = False  # True once positions were passed; False: the positions are 0 .. T-1
+
+    @property
+    def length(self) -> int:
+        "T, the number of cached keys."
+        return 0 if self.keys is None else self.keys.shape[-2]
+
+    def next_positions(self, n: int, device=None) -> torch.Tensor:  # (1 or B, n) int64
+        "Default positions of `n` new keys: continuing after the last cached position (0 .. n-1 if empty)."
+        step = torch.arange(n, device=device)[None]
+        return step if self.positions is None else self.positions[:, -1:].to(step.device) + 1 + step
+
+    def append(self,
+               keys: torch.Tensor,  # (B, H, n, D) new keys (rotated for RoPE)
+               values: torch.Tensor,  # (B, H, n, D) new values
+               positions: torch.Tensor,  # (1 or B, n) positions of the new keys
+               padding: torch.Tensor | None = None,  # (B, n) padding of the new keys, or None
+               explicit: bool = False,  # whether `positions` were given by the caller
+              ):
+        "Add `n` new keys and values at the end."
+        if self.keys is not None and (keys.shape[0] != self.keys.shape[0] or keys.shape[1] != self.keys.shape[1]
+                                      or keys.shape[-1] != self.keys.shape[-1]):
+            raise ValueError(f"kv_cache holds keys shaped (B, H, T, D) = {tuple(self.keys.shape)}; new keys "
+                             f"{tuple(keys.shape)} do not continue them (call kv_cache.reset() to start a new sequence)")
+        T, n = self.length, keys.shape[-2]
+        if self.padding is not None or padding is not None:
+            old = self.padding if self.padding is not None else torch.zeros(keys.shape[0], T, dtype=torch.bool, device=keys.device)
+            new = padding if padding is not None else torch.zeros(keys.shape[0], n, dtype=old.dtype, device=keys.device)
+            if old.dtype != new.dtype:  # bool and float: both additive
+                old, new = (m if m.is_floating_point() else torch.zeros(m.shape, dtype=keys.dtype, device=m.device).masked_fill(m, float("-inf"))
+                            for m in (old, new))
+            self.padding = torch.cat([old, new.to(old.device)], 1)
+        if self.positions is None: self.positions = positions
+        else:
+            old, new = self.positions, positions.to(self.positions.device)
+            b = max(old.shape[0], new.shape[0])
+            self.positions = torch.cat([old.expand(b, -1), new.expand(b, -1)], 1)
+        self.keys = keys if self.keys is None else torch.cat([self.keys, keys], -2)
+        self.values = values if self.values is None else torch.cat([self.values, values], -2)
+        self.explicit = self.explicit or explicit
+
+    def __repr__(self):
+        return f"KVCache(length={self.length}, shape={None if self.keys is None else tuple(self.keys.shape)}, explicit={self.explicit})"

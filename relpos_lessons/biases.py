@@ -8,13 +8,12 @@ from __future__ import annotations
 import math
 
 # %% auto #0
-__all__ = ['alibi_slopes', 'toeplitz_bias', 'ALiBi', 't5_bucket', 'T5RelativeBias', 'ShawRelativeBias']
+__all__ = ['alibi_slopes', 'ALiBi', 't5_bucket', 'T5RelativeBias', 'ShawRelativeBias']
 
 # %% ../nbs/07_biases.ipynb #862cefdd
 import torch
 from torch import nn
-from .basics import relative_positions
-from .bench import bench_case
+from .core import ToeplitzBias, check_int, register_position
 
 # %% ../nbs/07_biases.ipynb #7bcb0408
 def alibi_slopes(num_heads: int,  # number of heads, >= 1
@@ -27,35 +26,27 @@ def alibi_slopes(num_heads: int,  # number of heads, >= 1
     slopes = geometric(p) + geometric(2 * p)[0::2][:num_heads - p]
     return torch.tensor(slopes, dtype=torch.float64)
 
-# %% ../nbs/07_biases.ipynb #bb2001ad
-def toeplitz_bias(values: torch.Tensor,  # (..., q_len + k_len - 1): the value at each distance j - i, from 1 - k_len to q_len - 1
-                  q_len: int,  # number of queries (the last positions)
-                  k_len: int,  # number of keys
-                 ) -> torch.Tensor:  # (..., q_len, k_len), out[..., i, j] = values[..., j - i + q_len - 1]
-    "Spread one value per relative distance over the (q, k) grid: a Toeplitz matrix per leading index."
-    if values.shape[-1] != max(q_len + k_len - 1, 0):
-        raise ValueError(f"values must have q_len + k_len - 1 = {q_len + k_len - 1} entries in the last dimension, "
-                         f"got shape {tuple(values.shape)}")
-    if q_len == 0 or k_len == 0: return values.new_zeros(*values.shape[:-1], q_len, k_len)
-    windows = values.unfold(-1, k_len, 1)  # (..., q_len, k_len) view: row s = values[s : s + k_len]
-    return windows.flip(-2)  # row i = window q_len - 1 - i, so out[i, j] = values[j - i + q_len - 1]
-
 # %% ../nbs/07_biases.ipynb #b2e23c84
-class ALiBi(nn.Module):
-    "ALiBi bias: -slope_h * |j - i| for keys at or before the query (and after it too when bidirectional)."
+@register_position("alibi", order=30, summary="fixed linear penalty per head (Press et al. 2022)",
+                   model_defaults=lambda max_len, causal: {"bidirectional": not causal})
+class ALiBi(ToeplitzBias):
+    "ALiBi bias: -m_h |j - i| for keys at or before the query (and after it too when bidirectional; else 0 there)."
     def __init__(self,
                  num_heads: int,  # number of heads, >= 1
                  bidirectional: bool = False,  # symmetric -m|j - i|; False: causal, 0 above the diagonal
                 ):
         super().__init__()
-        self.num_heads, self.bidirectional = num_heads, bidirectional
-        self.register_buffer("slopes", alibi_slopes(num_heads).float(), persistent=False)
+        self.num_heads, self.bidirectional = check_int("num_heads", num_heads, low=1), bool(bidirectional)
+        self.register_buffer("slopes", alibi_slopes(self.num_heads).float(), persistent=False)  # carries dtype and device
+        self._exact_slopes = tuple(alibi_slopes(self.num_heads).tolist())  # float64 values, whatever the dtype
 
-    def forward(self, q_len: int, k_len: int) -> torch.Tensor:  # (1, heads, q_len, k_len)
-        "The bias for `q_len` queries (the last positions) over `k_len` keys."
-        r = torch.arange(1 - k_len, q_len).to(self.slopes)  # every distance j - i that occurs
-        dist = r.abs() if self.bidirectional else (-r).clamp(min=0)  # (q + k - 1,)
-        return toeplitz_bias(-self.slopes[:, None] * dist, q_len, k_len)[None]  # (heads, q + k - 1) -> (1, heads, q, k)
+    def distance_bias(self, r: torch.Tensor) -> torch.Tensor:  # r: distances j - i, any shape -> (heads, *r.shape)
+        "-m_h times the distance to a key at or before the query (or |j - i| when bidirectional)."
+        slopes = torch.tensor(self._exact_slopes, dtype=self.compute_dtype, device=r.device).reshape(-1, *[1] * r.ndim)
+        dist = r.abs() if self.bidirectional else (-r).clamp(min=0)
+        return -slopes * dist.to(self.compute_dtype)
+
+    def extra_repr(self) -> str: return f"num_heads={self.num_heads}, bidirectional={self.bidirectional}"
 
 # %% ../nbs/07_biases.ipynb #54a3cb35
 def t5_bucket(relative_position: torch.Tensor,  # integer tensor of relative distances j - i (key minus query)
@@ -64,7 +55,7 @@ def t5_bucket(relative_position: torch.Tensor,  # integer tensor of relative dis
               num_buckets: int = 32,  # total number of buckets
               max_distance: int = 128,  # distances at or beyond this share the last bucket
              ) -> torch.Tensor:  # int64, same shape, values in [0, num_buckets)
-    "T5's bucket of each relative distance j - i (same numbers as Mesh TensorFlow / HF T5)."
+    "T5's bucket of each relative distance j - i (the Mesh TensorFlow / HF T5 formula, logs in float64: their float32 logs can give one bucket more at exact log boundaries)."
     if not isinstance(relative_position, torch.Tensor) or relative_position.is_floating_point() or relative_position.is_complex():
         raise ValueError(f"relative_position must be an integer tensor of distances j - i, got {relative_position!r:.60}")
     n = num_buckets // 2 if bidirectional else num_buckets  # buckets for one side
@@ -86,7 +77,9 @@ def t5_bucket(relative_position: torch.Tensor,  # integer tensor of relative dis
     return offset + torch.where(d < max_exact, d, large)
 
 # %% ../nbs/07_biases.ipynb #68508cda
-class T5RelativeBias(nn.Module):
+@register_position("t5", order=40, summary="learned scalar per log-spaced bucket of j - i (Raffel et al. 2020)",
+                   model_defaults=lambda max_len, causal: {"bidirectional": not causal})
+class T5RelativeBias(ToeplitzBias):
     "T5's learned bias: one scalar per head for each bucket t5_bucket(j - i)."
     def __init__(self,
                  num_heads: int,  # number of heads, >= 1
@@ -96,22 +89,20 @@ class T5RelativeBias(nn.Module):
                  init_std: float = 0.1,  # standard deviation of the initial table
                 ):
         super().__init__()
-        if not isinstance(num_heads, int) or num_heads < 1: raise ValueError(f"num_heads must be an int >= 1, got {num_heads!r}")
+        self.num_heads = check_int("num_heads", num_heads, low=1)
         t5_bucket(torch.zeros(1, dtype=torch.long), bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance)
-        self.num_heads, self.num_buckets, self.max_distance, self.bidirectional = num_heads, num_buckets, max_distance, bidirectional
-        self.relative_attention_bias = nn.Embedding(num_buckets, num_heads)
+        self.num_buckets, self.max_distance, self.bidirectional = num_buckets, max_distance, bidirectional
+        self.relative_attention_bias = nn.Embedding(num_buckets, self.num_heads)
         nn.init.normal_(self.relative_attention_bias.weight, std=init_std)
 
-    def forward(self, q_len: int, k_len: int) -> torch.Tensor:  # (1, heads, q_len, k_len)
-        "The bias for `q_len` queries (the last positions) over `k_len` keys."
-        table = self.relative_attention_bias.weight  # (num_buckets, heads)
-        distances = torch.arange(1 - k_len, q_len, device=table.device)  # every distance j - i that occurs, once
-        values = table[t5_bucket(distances, bidirectional=self.bidirectional, num_buckets=self.num_buckets,
-                                 max_distance=self.max_distance)].T  # (heads, q_len + k_len - 1)
-        return toeplitz_bias(values, q_len, k_len)[None]  # (1, heads, q, k)
+    def distance_bias(self, r: torch.Tensor) -> torch.Tensor:  # r: distances j - i, any shape -> (heads, *r.shape)
+        "The learned value of the bucket of each distance."
+        buckets = t5_bucket(r, bidirectional=self.bidirectional, num_buckets=self.num_buckets, max_distance=self.max_distance)
+        return self.relative_attention_bias.weight[buckets].movedim(-1, 0)  # (*r.shape, heads) -> (heads, *r.shape)
 
 # %% ../nbs/07_biases.ipynb #97e856bf
-class ShawRelativeBias(nn.Module):
+@register_position("shaw", order=50, summary="learned scalar per clipped distance j - i (Shaw et al. 2018, scalar form)")
+class ShawRelativeBias(ToeplitzBias):
     "A learned scalar per head for each relative distance j - i clipped to [-max_distance, max_distance]."
     def __init__(self,
                  num_heads: int,  # number of heads, >= 1
@@ -119,28 +110,12 @@ class ShawRelativeBias(nn.Module):
                  init_std: float = 0.1,  # standard deviation of the initial table
                 ):
         super().__init__()
-        if not isinstance(num_heads, int) or num_heads < 1: raise ValueError(f"num_heads must be an int >= 1, got {num_heads!r}")
-        if not isinstance(max_distance, int) or max_distance < 0: raise ValueError(f"max_distance must be an int >= 0, got {max_distance!r}")
-        self.num_heads, self.max_distance = num_heads, max_distance
-        self.relative_attention_bias = nn.Embedding(2 * max_distance + 1, num_heads)
+        self.num_heads = check_int("num_heads", num_heads, low=1)
+        self.max_distance = check_int("max_distance", max_distance, low=0)
+        self.relative_attention_bias = nn.Embedding(2 * self.max_distance + 1, self.num_heads)
         nn.init.normal_(self.relative_attention_bias.weight, std=init_std)
 
-    def forward(self, q_len: int, k_len: int) -> torch.Tensor:  # (1, heads, q_len, k_len)
-        "The bias for `q_len` queries (the last positions) over `k_len` keys."
-        K, table = self.max_distance, self.relative_attention_bias.weight  # table (2K + 1, heads)
-        idx = torch.arange(1 - k_len, q_len, device=table.device).clamp(-K, K) + K  # each distance, clipped, in [0, 2K]
-        return toeplitz_bias(table.T[:, idx], q_len, k_len)[None]  # (heads, q + k - 1) -> (1, heads, q, k)
-
-# %% ../nbs/07_biases.ipynb #8649254c
-@bench_case("biases/alibi per-entry L=1024", note="-slope * (i - j) computed for every (head, i, j)")
-def _bench_alibi_entrywise():
-    slopes = alibi_slopes(8).float()
-    def run():
-        rel = relative_positions(1024, 1024).float()  # (q, k)
-        return -(slopes[:, None, None] * (-rel).clamp(min=0))
-    return run
-
-@bench_case("biases/alibi toeplitz L=1024", baseline="biases/alibi per-entry L=1024", note="ALiBi(8)(1024, 1024)")
-def _bench_alibi_toeplitz():
-    alibi = ALiBi(8)
-    return lambda: alibi(1024, 1024)
+    def distance_bias(self, r: torch.Tensor) -> torch.Tensor:  # r: distances j - i, any shape -> (heads, *r.shape)
+        "The learned value of each distance, clipped to [-K, K]."
+        K = self.max_distance
+        return self.relative_attention_bias.weight[r.clamp(-K, K) + K].movedim(-1, 0)  # (heads, *r.shape)

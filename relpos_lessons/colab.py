@@ -41,9 +41,10 @@ def colab_url(notebook: str, cfg: dict) -> str:
     return (f"https://colab.research.google.com/github/{cfg['user']}/{cfg['repo']}/blob/"
             f"{cfg['branch']}/{cfg['nbs_path']}/{Path(notebook).name}")
 
-def install_url(cfg: dict) -> str:
-    "pip requirement that installs the package from its repository."
-    return f"{cfg['lib_name'] if 'lib_name' in cfg else cfg['repo']} @ git+https://github.com/{cfg['user']}/{cfg['repo']}.git@{cfg['branch']}"
+def install_url(cfg: dict, extras: str = "lessons") -> str:
+    "pip requirement that installs the package, with `extras` (what the lessons import), from its repository."
+    name = cfg['lib_name'] if 'lib_name' in cfg else cfg['repo']
+    return f"{name}{f'[{extras}]' if extras else ''} @ git+https://github.com/{cfg['user']}/{cfg['repo']}.git@{cfg['branch']}"
 
 # %% ../nbs/91_colab.ipynb #3b1a603a
 SETUP_MARK = "# Colab set-up"
@@ -51,13 +52,21 @@ BADGE_MARK = "colab-badge.svg"
 
 def setup_cell_source(cfg: dict) -> str:
     "Source of the hidden cell that installs the package, only inside Google Colab."
+    repo = f"github.com/{cfg['user']}/{cfg['repo']}"
+    fail = (f"Could not pip-install the course from {repo} (branch {cfg['branch']}): if this notebook comes from "
+            "a fork that is not on GitHub yet, set `user` (and `branch`) in settings.ini to yours, run "
+            "`relpos-colab-sync`, push, and open the notebook from your fork.")
     return "\n".join([
         "#| hide",
         f"{SETUP_MARK}: installs the course package when this notebook runs in Google Colab; elsewhere it does nothing.",
         "# Generated from settings.ini by relpos_lessons.colab (run `relpos-colab-sync` after editing settings.ini).",
-        "import os, subprocess, sys",
+        "import os, subprocess, sys, tempfile",
         "if 'google.colab' in sys.modules or 'COLAB_RELEASE_TAG' in os.environ:",
-        f"    subprocess.run([sys.executable, '-m', 'pip', 'install', '-q', {install_url(cfg)!r}], check=True)",
+        "    from importlib.metadata import version",
+        "    keep = os.path.join(tempfile.gettempdir(), 'keep-torch.txt')  # pip must never replace Colab's torch",
+        "    with open(keep, 'w') as f: f.write(f\"torch=={version('torch')}\\n\")",
+        f"    if subprocess.run([sys.executable, '-m', 'pip', 'install', '-q', '-c', keep, {install_url(cfg)!r}]).returncode:",
+        f"        raise SystemExit({fail!r})",
     ])
 
 def badge_source(notebook: str, cfg: dict) -> str:

@@ -25,12 +25,11 @@ import torch.nn.functional as F
 from torch import nn
 import relpos_lessons
 from .model import TinyTransformer, MODEL_POSITIONS
-from .bench import bench_case
 from .viz import draw_curves
 
 # %% ../nbs/11_length_generalization.ipynb #3f9dd53d
 TASKS = ("copy", "reverse", "addition")
-METHODS = ("none", "sinusoidal", "rope", "alibi", "t5", "fourier", "fire")  # every position method of TinyTransformer
+METHODS = MODEL_POSITIONS  # every position method of TinyTransformer, read from the registry
 
 def _check_choice(name, value, allowed):
     if value not in allowed:
@@ -220,18 +219,6 @@ def evaluate(model: nn.Module,  # a trained model
     answers = tokens[:, start:]
     return {"exact_match": exact_match(logits, answers).float().mean().item(),
             "token_accuracy": (logits.argmax(-1) == answers).float().mean().item()}
-
-# %% ../nbs/11_length_generalization.ipynb #d518929b
-def _train_steps_case(method):
-    def setup():
-        torch.set_num_threads(1)  # as in the full run (each case runs in its own process)
-        cfg = LengthGenConfig(methods=(method,), steps=20, seeds=(0,))
-        return lambda: train_model(cfg, method, 0, device="cpu")
-    return setup
-
-for _m in METHODS:
-    bench_case(f"experiment/train 20 steps {_m}", baseline=None if _m == "none" else "experiment/train 20 steps none", repeat=3,
-               note=f"TinyTransformer(position={_m!r}), copy N=8, batch 32, CPU")(_train_steps_case(_m))
 
 # %% ../nbs/11_length_generalization.ipynb #3429cad8
 class ProgressLine:

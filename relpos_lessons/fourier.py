@@ -15,37 +15,29 @@ __all__ = ['position_encoding', 'RelativeFourierPositions']
 # %% ../nbs/05_fourier.ipynb #7c75121a
 import torch
 from torch import nn
-
-# %% ../nbs/05_fourier.ipynb #e59ad6a1
-from .bench import bench_case
+from .core import ToeplitzBias, check_int, check_positions, register_position, toeplitz
 
 # %% ../nbs/05_fourier.ipynb #436f74fb
-def _as_int(name, value, low=None):
-    "`value` as an int, or a ValueError naming `name`."
-    try: v = operator.index(value)
-    except TypeError: raise ValueError(f"{name} must be an integer, got {value!r}") from None
-    if low is not None and v < low: raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return v
-
 def _as_even(name, value):
     "`value` as a positive even int (a cos half and a sin half), or a ValueError."
-    try: v = operator.index(value)
+    bad = isinstance(value, (bool, float))
+    try: v = None if bad else operator.index(value)
     except TypeError: v = None
     if v is None or v < 2 or v % 2:
         raise ValueError(f"{name} must be a positive even integer (a cos half and a sin half), got {value!r}")
     return v
 
-def _angles(positions: torch.Tensor,  # (n,) positions or relative distances
+def _angles(positions: torch.Tensor,  # (...,) positions or relative distances
             input_dim: int,  # D, even
             max_wavelength: float,  # W: the half wave of the slowest frequency is W ** ((D/2 - 1) / (D/2))
-           ) -> torch.Tensor:  # (n, D/2) float64
+           ) -> torch.Tensor:  # (..., D/2) float64
     "Angles pi * k / w_d with w_d = max_wavelength ** (d / (D/2)), in float64."
     half = input_dim // 2
     wavelengths = float(max_wavelength) ** (torch.arange(half, dtype=torch.float64, device=positions.device) / half)  # (D/2,)
-    return math.pi * positions.to(torch.float64)[:, None] / wavelengths
+    return math.pi * positions.to(torch.float64)[..., None] / wavelengths
 
 def _encode(distances, input_dim, max_wavelength):
-    "Position vectors [cos ..., sin ...] of the given positions or distances, float64 (n, D)."
+    "Position vectors [cos ..., sin ...] of the given positions or distances, float64 (..., D)."
     angles = _angles(distances, input_dim, max_wavelength)
     return torch.cat([angles.cos(), angles.sin()], dim=-1)
 
@@ -63,9 +55,9 @@ def position_encoding(num_positions: int,  # number of positions
                       max_wavelength: float = 0,  # W; 0 means 2 * num_positions
                      ) -> torch.Tensor:  # (num_positions, input_dim) float32
     "Meliad's Fourier position vectors [cos(pi k / w_d) ..., sin(pi k / w_d) ...], w_d = W ** (d / (D/2))."
-    num_positions = _as_int("num_positions", num_positions, 0)
+    num_positions = check_int("num_positions", num_positions, low=0)
     input_dim = _as_even("input_dim", input_dim)
-    offset = _as_int("offset", offset)
+    offset = check_int("offset", offset)
     if not isinstance(max_wavelength, (int, float)) or max_wavelength < 0:
         raise ValueError(f"max_wavelength must be a number >= 0 (0 means 2 * num_positions), got {max_wavelength!r}")
     if max_wavelength == 0: max_wavelength = 2 * num_positions
@@ -74,7 +66,9 @@ def position_encoding(num_positions: int,  # number of positions
     return _encode(torch.arange(offset, offset + num_positions), input_dim, max_wavelength).float()  # (n, D)
 
 # %% ../nbs/05_fourier.ipynb #c7f26504
-class RelativeFourierPositions(nn.Module):
+@register_position("fourier", order=55, summary="learned Fourier series in j - i (Meliad)",
+                   model_defaults=lambda max_len, causal: {"max_number_of_keys": max_len})
+class RelativeFourierPositions(ToeplitzBias):
     "Meliad's Fourier relative position bias: a learned rotation+scale per frequency of the query position vector."
     def __init__(self,
                  num_heads: int = 8,  # one rotation matrix per head
@@ -82,8 +76,8 @@ class RelativeFourierPositions(nn.Module):
                  position_vector_size: int = 128,  # D: D/2 frequencies, each a (cos, sin) pair
                 ):
         super().__init__()
-        self.num_heads = _as_int("num_heads", num_heads, 1)
-        self.max_number_of_keys = _as_int("max_number_of_keys", max_number_of_keys, 1)
+        self.num_heads = check_int("num_heads", num_heads, low=1)
+        self.max_number_of_keys = check_int("max_number_of_keys", max_number_of_keys, low=1)
         self.position_vector_size = _as_even("position_vector_size", position_vector_size)
         half = self.position_vector_size // 2
         a = torch.full((self.num_heads, half), 2.0 / self.position_vector_size)  # scale 1 / (D/2), angle 0
@@ -94,89 +88,66 @@ class RelativeFourierPositions(nn.Module):
 
     def _resolve(self, num_queries, num_keys, offset):
         "Validate the sizes; return (num_queries, num_keys, offset) with the default offset filled in."
-        num_queries = _as_int("num_queries", num_queries, 0)
-        num_keys = _as_int("num_keys", num_keys, 0)
+        num_queries = check_int("num_queries", num_queries, low=0)
+        num_keys = check_int("num_keys", num_keys, low=0)
         if offset is None:
             if num_queries > num_keys:
                 raise ValueError(f"offset=None means offset = num_keys - num_queries, which needs num_keys >= num_queries; "
                                  f"got num_queries={num_queries} > num_keys={num_keys}: pass an explicit offset")
             return num_queries, num_keys, num_keys - num_queries
-        return num_queries, num_keys, _as_int("offset", offset)
+        return num_queries, num_keys, check_int("offset", offset)
 
     def direct(self, num_queries: int, num_keys: int, offset: int | None = None) -> torch.Tensor:
         "The original formulation: rotate the query position vectors, dot them with every key position vector."
         num_queries, num_keys, offset = self._resolve(num_queries, num_keys, offset)
-        D, W = self.position_vector_size, self.max_wavelength
-        ks = position_encoding(num_keys, D, max_wavelength=W)  # (k, D)
-        qx, qy = position_encoding(num_queries, D, offset=offset, max_wavelength=W).chunk(2, dim=-1)  # (q, D/2) each
-        a, b = self.rotation_matrix[:, None].chunk(2, dim=-1)  # (heads, 1, D/2) each
+        D, W, dev = self.position_vector_size, self.max_wavelength, self.rotation_matrix.device
+        ks = _encode(torch.arange(num_keys, device=dev), D, W)  # (k, D) float64
+        qx, qy = _encode(torch.arange(offset, offset + num_queries, device=dev), D, W).chunk(2, dim=-1)  # (q, D/2) each
+        a, b = self.rotation_matrix.double()[:, None].chunk(2, dim=-1)  # (heads, 1, D/2) each
         rotated = torch.cat([a * qx - b * qy, b * qx + a * qy], dim=-1)  # (heads, q, D)
-        return (rotated @ ks.T)[None]  # (1, heads, q, k)
+        return (rotated @ ks.T)[None].to(self.dtype)  # (1, heads, q, k)
 
-    def distance_bias(self, distances: torch.Tensor) -> torch.Tensor:
-        "The closed form sum_d a_d cos(pi r / w_d) + b_d sin(pi r / w_d) at each relative distance r = j - i: (heads, n)."
-        encoded = _encode(distances, self.position_vector_size, self.max_wavelength)  # (n, D) float64
-        return (self.rotation_matrix.double() @ encoded.T).float()  # (heads, n)
+    def distance_bias(self, r: torch.Tensor) -> torch.Tensor:
+        "The closed form sum_d a_d cos(pi r / w_d) + b_d sin(pi r / w_d) at each relative distance r = j - i: (heads, *r.shape)."
+        encoded = _encode(r, self.position_vector_size, self.max_wavelength)  # (*r.shape, D) float64
+        values = encoded @ self.rotation_matrix.double().T  # (*r.shape, heads)
+        return values.movedim(-1, 0).to(self.compute_dtype)
 
-    def forward(self, num_queries: int, num_keys: int, offset: int | None = None) -> torch.Tensor:
-        "Bias (1, heads, num_queries, num_keys); offset = position of query 0 among the keys (None: num_keys - num_queries)."
+    def forward(self,
+                num_queries: int,  # q: queries
+                num_keys: int,  # k: keys
+                offset: int | None = None,  # position of query 0 among the keys; None: num_keys - num_queries
+                *,
+                positions: torch.Tensor | None = None,  # (k,) or (B, k) key positions (only with offset=None)
+               ) -> torch.Tensor:  # (1, heads, q, k), or (B, heads, q, k) with positions (B, k)
+        "Bias for `num_queries` queries over `num_keys` keys, Meliad's call (with `offset`) or the course's protocol."
+        if offset is None and positions is not None:
+            return super().forward(num_queries, num_keys, positions=positions)
+        if positions is not None: raise ValueError(f"pass either offset or positions, not both; got offset={offset!r}")
         num_queries, num_keys, offset = self._resolve(num_queries, num_keys, offset)
-        if num_queries == 0 or num_keys == 0: return self.rotation_matrix.new_zeros(1, self.num_heads, num_queries, num_keys)
-        first = -(num_queries - 1) - offset  # r for query q - 1, key 0: the smallest distance
-        encoded = _distance_encoding(first, num_queries + num_keys - 1, self.position_vector_size, self.max_wavelength,
-                                     self.rotation_matrix.device)  # (D, q + k - 1): r = first, first + 1, ...
-        values = (self.rotation_matrix.double() @ encoded).float()  # (heads, q + k - 1): distance_bias at those r
-        return _toeplitz(values, num_queries, num_keys)[None]  # (1, heads, q, k)
+        return self._from_offset(num_queries, num_keys, offset).to(self.dtype)
 
-# %% ../nbs/05_fourier.ipynb #a2fff879
-def _toeplitz(values: torch.Tensor,  # (..., q + k - 1): value m for r = r_min + m
-              num_queries: int, num_keys: int,
-             ) -> torch.Tensor:  # (..., q, k), out[..., i, j] = values[..., j - i + q - 1]
-    "Lay out the distinct values of a bias that depends on j - i as a (q, k) matrix; the result is a new tensor."
-    backwards = values.flip(-1).unfold(-1, num_keys, 1)  # (..., q, k) view: entry (i, c) = values[q + k - 2 - i - c]
-    return backwards.flip(-1).contiguous()  # c = k - 1 - j: entry (i, j) = values[j - i + q - 1]; flip copies
+    def bias_grid(self, q_len: int, k_len: int) -> torch.Tensor:  # (1, heads, q, k)
+        return self._from_offset(q_len, k_len, k_len - q_len)
 
-# %% ../nbs/05_fourier.ipynb #ab94f40e
-def _bench_module(position_vector_size):
-    torch.manual_seed(0)
-    m = RelativeFourierPositions(8, 2048, position_vector_size)
-    with torch.no_grad(): m.rotation_matrix.normal_(std=2 / position_vector_size)
-    return m
+    def _from_offset(self, q_len, k_len, offset):
+        "The fast path: the closed form at the q + k - 1 distances, laid out by `toeplitz`."
+        if q_len == 0 or k_len == 0: return self.rotation_matrix.new_zeros(1, self.num_heads, q_len, k_len)
+        first, n = -(q_len - 1) - offset, q_len + k_len - 1  # the smallest distance r (last query, first key); how many
+        args = (first, n, self.position_vector_size, self.max_wavelength, self.rotation_matrix.device)
+        encoded = _distance_encoding.__wrapped__(*args) if torch.compiler.is_compiling() else _distance_encoding(*args)
+        values = (self.rotation_matrix.double() @ encoded).to(self.compute_dtype)  # (heads, q + k - 1)
+        return toeplitz(values, q_len, k_len)[None]
 
-@bench_case("fourier/write output (1, 8, 2048, 2048)", note="fresh tensor filled with a constant: the floor")
-def _fourier_write():
-    return lambda: torch.empty(1, 8, 2048, 2048).fill_(0.5)
+    def bias_at(self, q_pos: torch.Tensor, k_pos: torch.Tensor) -> torch.Tensor:  # (B, q), (B, k) -> (B, heads, q, k)
+        "Explicit positions: the original's rotate-and-dot formulation, O((q + k) D) angles instead of O(q k D)."
+        D, W = self.position_vector_size, self.max_wavelength
+        ks = _encode(k_pos, D, W).to(self.compute_dtype)  # (B, k, D)
+        qx, qy = _encode(q_pos, D, W).to(self.compute_dtype).chunk(2, dim=-1)  # (B, q, D/2) each
+        a, b = self.rotation_matrix.to(self.compute_dtype)[None, :, None].chunk(2, dim=-1)  # (1, heads, 1, D/2) each
+        qx, qy = qx[:, None], qy[:, None]  # (B, 1, q, D/2)
+        rotated = torch.cat([a * qx - b * qy, b * qx + a * qy], dim=-1)  # (B, heads, q, D)
+        return rotated @ ks[:, None].transpose(-1, -2)  # (B, heads, q, k)
 
-@bench_case("fourier/fast path L=2048 D=128", baseline="fourier/write output (1, 8, 2048, 2048)", time_goal=1.3,
-            note="4095 distinct values, strided view, flip")
-def _fourier_fast():
-    m = _bench_module(128)
-    return lambda: m(2048, 2048)
-
-@bench_case("fourier/original L=2048 D=128", note="rotated query vectors @ key vectors")
-def _fourier_original_128():
-    m = _bench_module(128)
-    return lambda: m.direct(2048, 2048)
-
-@bench_case("fourier/fast path vs original D=128", baseline="fourier/original L=2048 D=128", note="ratio to the original")
-def _fourier_fast_128():
-    m = _bench_module(128)
-    return lambda: m(2048, 2048)
-
-@bench_case("fourier/original L=2048 D=512", note="rotated query vectors @ key vectors")
-def _fourier_original_512():
-    m = _bench_module(512)
-    return lambda: m.direct(2048, 2048)
-
-@bench_case("fourier/fast path vs original D=512", baseline="fourier/original L=2048 D=512", note="ratio to the original")
-def _fourier_fast_512():
-    m = _bench_module(512)
-    return lambda: m(2048, 2048)
-
-@bench_case("fourier/via relative_to_absolute L=2048", baseline="fourier/write output (1, 8, 2048, 2048)",
-            note="skew lesson's conversion: copies an (8, 2048, 4095) table first")
-def _fourier_via_skew():
-    from .skew import relative_to_absolute
-    m = _bench_module(128)
-    r = torch.arange(-2047, 2048)
-    return lambda: relative_to_absolute(m.distance_bias(r)[:, None, :].expand(-1, 2048, -1))[None]
+    def extra_repr(self) -> str:
+        return f"num_heads={self.num_heads}, max_number_of_keys={self.max_number_of_keys}, position_vector_size={self.position_vector_size}"

@@ -18,6 +18,7 @@ from .rope import apply_rope
 from .biases import ALiBi, T5RelativeBias, ShawRelativeBias
 from .fourier import RelativeFourierPositions
 from .fire import FIRE
+from .core import position_methods, make_position, POSITION_METHODS
 
 # %% ../nbs/10_gallery.ipynb #3288f73f
 def is_toeplitz(bias: torch.Tensor,  # (..., q, k)
@@ -35,7 +36,7 @@ def is_toeplitz(bias: torch.Tensor,  # (..., q, k)
     return bool((step <= eps).all())
 
 # %% ../nbs/10_gallery.ipynb #e7d108cc
-GALLERY_METHODS = ("sinusoidal", "rope", "shaw", "t5", "alibi", "fourier", "fire")
+GALLERY_METHODS = tuple(m for m in position_methods() if POSITION_METHODS[m].kind != "none")  # every method with a picture
 
 def gallery_bias(method: str,  # one of GALLERY_METHODS
                  length: int,  # number of positions (queries = keys)
@@ -65,4 +66,8 @@ def gallery_bias(method: str,  # one of GALLERY_METHODS
         if method == "alibi": return ALiBi(param)(length, length)[0, 0].double(), True
         if method == "fourier":
             return RelativeFourierPositions(1, max_number_of_keys=train_len, position_vector_size=2 * param)(length, length)[0, 0].double(), False
-        return FIRE(num_heads=1, init_c=param / 32, init_L=float(train_len))(length)[0, 0].double(), True
+        if method == "fire": return FIRE(num_heads=1, init_c=param / 32, init_L=float(train_len))(length, length)[0, 0].double(), True
+        # a method registered later: its own defaults for a causal model trained on train_len, `param` unused
+        defaults = POSITION_METHODS[method].model_defaults
+        kwargs = defaults(train_len, True) if defaults is not None else {}
+        return make_position(method, 1, **kwargs)(length, length)[0, 0].double(), kwargs.get("bidirectional") is False

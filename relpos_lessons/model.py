@@ -13,7 +13,8 @@ __all__ = ['MODEL_POSITIONS', 'DecoderBlock', 'TinyTransformer']
 # %% ../nbs/09_model.ipynb #8f2f4482
 import torch
 from torch import nn
-from .attention import RelativeMultiheadAttention, POSITIONS
+from .core import check_int, check_positions, position_methods, POSITION_METHODS
+from .attention import RelativeMultiheadAttention, KVCache
 from .sinusoidal import sinusoidal_encoding
 
 # %% ../nbs/09_model.ipynb #c6eb0976
@@ -22,16 +23,17 @@ class DecoderBlock(nn.Module):
     def __init__(self, d_model: int, num_heads: int, d_ff: int, position, dropout: float = 0.0, position_kwargs=None):
         super().__init__()
         self.ln1, self.ln2 = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
-        self.attn = RelativeMultiheadAttention(d_model, num_heads, position=position, dropout=dropout, position_kwargs=position_kwargs)
+        self.attn = RelativeMultiheadAttention(d_model, num_heads, dropout, batch_first=True,
+                                               position=position, position_kwargs=position_kwargs)
         self.ff = nn.Sequential(nn.Linear(d_model, d_ff), nn.GELU(), nn.Linear(d_ff, d_model), nn.Dropout(dropout))
 
-    def forward(self, x, *, causal=True, positions=None, key_padding_mask=None):  # x (B, L, d_model)
+    def forward(self, x, *, causal=True, positions=None, key_padding_mask=None, kv_cache=None):  # x (B, L, d_model)
         h = self.ln1(x)
-        x = x + self.attn(h, h, h, is_causal=causal, positions=positions, key_padding_mask=key_padding_mask)[0]
+        x = x + self.attn(h, h, h, key_padding_mask, False, is_causal=causal, positions=positions, kv_cache=kv_cache)[0]
         return x + self.ff(self.ln2(x))
 
 # %% ../nbs/09_model.ipynb #3f668dbb
-MODEL_POSITIONS = POSITIONS + ("sinusoidal",)
+MODEL_POSITIONS = position_methods()  # every registered method: "absolute" ones enter the embeddings, the others the layers
 
 class TinyTransformer(nn.Module):
     "A small decoder-only transformer whose position method is one constructor argument."
@@ -42,7 +44,7 @@ class TinyTransformer(nn.Module):
                  num_layers: int = 2,  # number of blocks
                  d_ff: int | None = None,  # feed-forward width; None: 4 * d_model
                  position: str = "none",  # one of MODEL_POSITIONS
-                 max_len: int = 64,  # training length: Fourier's max_number_of_keys, FIRE's init_L
+                 max_len: int = 64,  # training length, passed to the method's registered model_defaults (FIRE's init_L, ...)
                  *,
                  dropout: float = 0.0,  # dropout in attention and feed-forward
                  causal: bool = True,  # decoder (mask keys after the query)
@@ -51,41 +53,96 @@ class TinyTransformer(nn.Module):
         super().__init__()
         if position not in MODEL_POSITIONS:
             raise ValueError(f"position must be one of {', '.join(repr(p) for p in MODEL_POSITIONS)}, got {position!r}")
-        for name, v in (("vocab_size", vocab_size), ("num_layers", num_layers), ("max_len", max_len)):
-            if not isinstance(v, int) or v < 1: raise ValueError(f"{name} must be an int >= 1, got {v!r}")
-        if position == "sinusoidal" and d_model % 2: raise ValueError(f"position 'sinusoidal' needs an even d_model, got {d_model}")
+        vocab_size, num_layers = check_int("vocab_size", vocab_size, low=1), check_int("num_layers", num_layers, low=1)
+        d_model, max_len = check_int("d_model", d_model, low=1), check_int("max_len", max_len, low=1)
+        d_ff = 4 * d_model if d_ff is None else check_int("d_ff", d_ff, low=1)
+        method = POSITION_METHODS[position]
+        if method.kind == "absolute" and d_model % 2: raise ValueError(f"position {position!r} needs an even d_model, got {d_model}")
         self.vocab_size, self.d_model, self.position, self.max_len, self.causal = vocab_size, d_model, position, max_len, causal
-        defaults = {"alibi": {"bidirectional": not causal}, "t5": {"bidirectional": not causal},
-                    "fourier": {"max_number_of_keys": max_len}, "fire": {"init_L": float(max_len), "bidirectional": not causal}}
-        kwargs = {**defaults.get(position, {}), **(position_kwargs or {})}
-        attn_position = "none" if position == "sinusoidal" else position
+        self.position_kind = method.kind
+        defaults = method.model_defaults(max_len, causal) if method.model_defaults is not None else {}
+        kwargs = {**defaults, **(position_kwargs or {})}
+        self.absolute_kwargs = kwargs if method.kind == "absolute" else {}  # passed to sinusoidal_encoding
+        attn_position = "none" if method.kind == "absolute" else position
         self.embed = nn.Embedding(vocab_size, d_model)
-        self.blocks = nn.ModuleList(DecoderBlock(d_model, num_heads, d_ff or 4 * d_model, attn_position, dropout, kwargs or None)
+        self.blocks = nn.ModuleList(DecoderBlock(d_model, num_heads, d_ff, attn_position, dropout,
+                                                 None if method.kind == "absolute" else kwargs or None)
                                     for _ in range(num_layers))
         self.ln_f = nn.LayerNorm(d_model)
         self.head = nn.Linear(d_model, vocab_size)
 
     def forward(self,
                 tokens: torch.Tensor,  # (B, L) int64 token ids
-                positions: torch.Tensor | None = None,  # (L,) int64 position ids shared by the batch; default arange(L)
+                positions: torch.Tensor | None = None,  # (L,) or (B, L) integer positions; default 0 .. L-1 (after the cache)
                 key_padding_mask: torch.Tensor | None = None,  # (B, L) bool, True = padding
+                *,
+                kv_caches: list[KVCache] | None = None,  # decoding: one KVCache per block, extended in place
                ) -> torch.Tensor:  # (B, L, vocab_size) next-token logits
         "Next-token logits for every position."
+        self._check_tokens(tokens)
+        L = tokens.shape[1]
+        if kv_caches is not None and (not isinstance(kv_caches, (list, tuple)) or len(kv_caches) != len(self.blocks)
+                                      or not all(isinstance(c, KVCache) for c in kv_caches)):
+            raise ValueError(f"kv_caches must be a list of {len(self.blocks)} KVCache (one per block), got {kv_caches!r:.80}")
+        if positions is not None: positions = check_positions(positions, L)  # (1 or B, L)
+        if key_padding_mask is not None and (not isinstance(key_padding_mask, torch.Tensor) or key_padding_mask.dtype != torch.bool
+                                             or tuple(key_padding_mask.shape) != tuple(tokens.shape)):
+            raise ValueError(f"key_padding_mask must be a bool tensor shaped (batch, length) = {tuple(tokens.shape)}, got "
+                             f"{tuple(key_padding_mask.shape) if isinstance(key_padding_mask, torch.Tensor) else key_padding_mask!r}")
+        x = self.embed(tokens)  # (B, L, d_model)
+        if self.position_kind == "absolute":
+            ids = positions if positions is not None else (
+                kv_caches[0].next_positions(L, tokens.device) if kv_caches is not None else torch.arange(L, device=tokens.device)[None])
+            table = sinusoidal_encoding(int(ids.max()) + 1 if L else 0, self.d_model, **self.absolute_kwargs).to(x)
+            x = x + table[ids]  # (1 or B, L, d_model), broadcast over the batch
+        for i, block in enumerate(self.blocks):
+            x = block(x, causal=self.causal, positions=positions, key_padding_mask=key_padding_mask,
+                      kv_cache=None if kv_caches is None else kv_caches[i])
+            if key_padding_mask is not None: x = x.masked_fill(key_padding_mask[..., None], 0.0)  # pad rows: 0, never NaN
+        return self.head(self.ln_f(x))  # (B, L, vocab)
+
+    def _check_tokens(self, tokens):
         if not isinstance(tokens, torch.Tensor) or tokens.ndim != 2 or tokens.dtype != torch.long:
             raise ValueError(f"tokens must be an int64 tensor shaped (batch, length), got "
-                             f"{tuple(tokens.shape) if isinstance(tokens, torch.Tensor) else type(tokens).__name__}")
-        if tokens.numel() and (tokens.min() < 0 or tokens.max() >= self.vocab_size):
+                             f"{tuple(tokens.shape) if isinstance(tokens, torch.Tensor) else type(tokens).__name__}"
+                             f"{' of dtype ' + str(tokens.dtype) if isinstance(tokens, torch.Tensor) else ''}")
+        if not torch.compiler.is_compiling() and tokens.numel() and (tokens.min() < 0 or tokens.max() >= self.vocab_size):
             raise ValueError(f"tokens must lie in [0, vocab_size={self.vocab_size}), got range [{int(tokens.min())}, {int(tokens.max())}]")
-        L = tokens.shape[1]
-        if positions is not None and (not isinstance(positions, torch.Tensor) or positions.shape != (L,)
-                                      or positions.is_floating_point() or (positions < 0).any()):
-            raise ValueError(f"positions must be a 1-D tensor of {L} non-negative integer ids, got "
-                             f"{tuple(positions.shape) if isinstance(positions, torch.Tensor) else positions!r}")
-        x = self.embed(tokens)  # (B, L, d_model)
-        if self.position == "sinusoidal":
-            ids = torch.arange(L, device=tokens.device) if positions is None else positions
-            x = x + sinusoidal_encoding(int(ids.max()) + 1 if L else 0, self.d_model).to(x)[ids]  # (L, d_model), broadcast
-        attn_positions = None if self.position in ("none", "sinusoidal") else positions
-        for block in self.blocks:
-            x = block(x, causal=self.causal, positions=attn_positions, key_padding_mask=key_padding_mask)
-        return self.head(self.ln_f(x))  # (B, L, vocab)
+
+    @torch.no_grad()
+    def generate(self,
+                 tokens: torch.Tensor,  # (B, T) int64 prompt, T >= 1; left-padded if key_padding_mask is given
+                 max_new_tokens: int,  # tokens to append, >= 0
+                 *,
+                 use_cache: bool = True,  # keep keys and values (KVCache per block); False: rerun the whole sequence each step
+                 key_padding_mask: torch.Tensor | None = None,  # (B, T) bool, True = padding of a left-padded prompt
+                 return_logits: bool = False,  # also return the (B, max_new_tokens, vocab) logits each token was picked from
+                ):  # (B, T + max_new_tokens) tokens, and the logits if asked
+        "Greedy decoding: append the most likely next token `max_new_tokens` times."
+        self._check_tokens(tokens)
+        n = check_int("max_new_tokens", max_new_tokens, low=0)
+        B, T = tokens.shape
+        if T < 1: raise ValueError(f"tokens must hold a prompt of at least one token, got shape {tuple(tokens.shape)}")
+        positions = None
+        if key_padding_mask is not None:
+            if not isinstance(key_padding_mask, torch.Tensor) or key_padding_mask.dtype != torch.bool or tuple(key_padding_mask.shape) != (B, T):
+                raise ValueError(f"key_padding_mask must be a bool tensor shaped (batch, length) = {(B, T)}, got "
+                                 f"{tuple(key_padding_mask.shape) if isinstance(key_padding_mask, torch.Tensor) else key_padding_mask!r}")
+            positions = ((~key_padding_mask).long().cumsum(1) - 1).clamp(min=0)  # (B, T): real tokens counted from 0
+        out, picked = tokens, []
+        caches = [KVCache() for _ in self.blocks] if use_cache else None
+        step_tokens, pad = tokens, key_padding_mask
+        for step in range(n):
+            if use_cache:  # the prompt once, then only the newest token
+                logits = self(step_tokens, positions, pad, kv_caches=caches)[:, -1]  # (B, vocab)
+                positions = pad = None  # the caches continue the positions; new tokens are never padding
+            else:
+                logits = self(out, positions, pad)[:, -1]
+                if pad is not None:
+                    pad = torch.cat([pad, pad.new_zeros(B, 1)], 1)
+                    positions = torch.cat([positions, positions[:, -1:] + 1], 1)
+            step_tokens = logits.argmax(-1, keepdim=True)  # (B, 1)
+            out = torch.cat([out, step_tokens], 1)
+            picked.append(logits)
+        if not return_logits: return out
+        return out, (torch.stack(picked, 1) if picked else tokens.new_zeros(B, 0, self.vocab_size, dtype=torch.float32))

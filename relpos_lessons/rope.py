@@ -15,7 +15,6 @@ __all__ = ['ROPE_LAYOUTS', 'apply_rope', 'rope_score_curve']
 import torch
 
 from .sinusoidal import angle_rates
-from .bench import bench_case
 
 # %% ../nbs/03_rope.ipynb #a82d4dbc
 ROPE_LAYOUTS = ("interleaved", "half")
@@ -39,69 +38,62 @@ def _check_rope_inputs(x, positions, base, layout):
     return positions
 
 # %% ../nbs/03_rope.ipynb #83271ac0
-def _complex_pairs(x):  # (..., d) real -> (..., d/2) complex; a view when the memory layout allows it
+def _complex_pairs(x):  # (..., D) real -> (..., D/2) complex; a view when the memory layout allows it
     pairs = x.unflatten(-1, (x.shape[-1] // 2, 2))
     try: return torch.view_as_complex(pairs)
     except RuntimeError: return torch.view_as_complex(pairs.clone(memory_format=torch.contiguous_format))
 
-def apply_rope(x: torch.Tensor,  # (..., L, d) queries or keys, d even
+def apply_rope(x: torch.Tensor,  # (..., L, D) queries or keys, D even
                positions,  # (L,) position of each row, integer or float
                *,
-               base: float = 10000.0,  # pair c turns by base ** (-2c / d) radians per position
-               layout: str = "interleaved",  # "interleaved": pairs (2c, 2c+1); "half": pairs (c, c + d/2)
-              ) -> torch.Tensor:  # (..., L, d), same dtype as x
-    "Rotate each feature pair c of `x` by the angle rate_c * position (RoPE, Su et al. 2021)."
+               base: float = 10000.0,  # pair d turns by theta_d = base ** (-2d / D) radians per position
+               layout: str = "interleaved",  # "interleaved": pairs (2d, 2d+1); "half": pairs (d, d + D/2)
+               scaling=None,  # None, or a context-extension config (dict or `RopeScaling`, see the rope_scaling lesson)
+               rates=None,  # None, or (D/2,) rates per pair replacing base ** (-2d / D); not with `scaling`
+               xpos=None,  # None, or xPos: True or a scale base (see the rope_scaling lesson); needs `role`
+               role: str | None = None,  # "query" or "key": the side of the xPos decay (ignored without xpos)
+              ) -> torch.Tensor:  # (..., L, D), same dtype as x
+    "Rotate each feature pair d of `x` by the angle theta_d * position (RoPE, Su et al. 2021)."
     positions = _check_rope_inputs(x, positions, base, layout)  # (L,) tensor on x's device
     half = x.shape[-1] // 2
-    angles = positions.to(torch.float64)[:, None] * angle_rates(2 * half, base).to(x.device)  # (L, d/2)
-    cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
+    rate, amplitude = angle_rates(2 * half, base), None  # (D/2,); amplitude (L, D/2) or None
+    if scaling is not None or rates is not None or xpos is not None or role is not None:
+        from relpos_lessons.rope_scaling import rope_rates_and_amplitude  # the next lesson's extensions
+        rate, amplitude = rope_rates_and_amplitude(2 * half, positions, base=base, scaling=scaling, rates=rates, xpos=xpos, role=role)
+    angles = positions.to(torch.float64)[:, None] * rate.to(x.device)  # (L, D/2)
+    cos, sin = angles.cos(), angles.sin()
+    if amplitude is not None: cos, sin = cos * amplitude.to(x.device), sin * amplitude.to(x.device)  # scale as well as rotate
+    cos, sin = cos.to(x.dtype), sin.to(x.dtype)
     if layout == "half":
-        x1, x2 = x[..., :half], x[..., half:]  # (..., L, d/2) each
-        out = torch.cat((x1 * cos, x1 * sin), dim=-1)  # (..., L, d)
+        x1, x2 = x[..., :half], x[..., half:]  # (..., L, D/2) each
+        out = torch.cat((x1 * cos, x1 * sin), dim=-1)  # (..., L, D)
         out[..., :half].addcmul_(x2, sin, value=-1)  # x1 cos - x2 sin
         out[..., half:].addcmul_(x2, cos)  # x1 sin + x2 cos
         return out
     if x.dtype in (torch.float32, torch.float64):
-        rotated = _complex_pairs(x) * torch.complex(cos, sin)  # (..., L, d/2) complex
-        return torch.view_as_real(rotated).flatten(-2)  # (..., L, d)
-    x1, x2 = x[..., 0::2], x[..., 1::2]  # (..., L, d/2) each
-    return torch.stack((x1 * cos - x2 * sin, x1 * sin + x2 * cos), dim=-1).flatten(-2)  # (..., L, d)
+        rotated = _complex_pairs(x) * torch.complex(cos, sin)  # (..., L, D/2) complex
+        return torch.view_as_real(rotated).flatten(-2)  # (..., L, D)
+    x1, x2 = x[..., 0::2], x[..., 1::2]  # (..., L, D/2) each
+    return torch.stack((x1 * cos - x2 * sin, x1 * sin + x2 * cos), dim=-1).flatten(-2)  # (..., L, D)
+
+# %% ../nbs/03_rope.ipynb #reg20cd
+from .core import register_position
+register_position("rope", kind="rotary", order=20,
+                  summary="queries and keys rotated by their positions (Su et al. 2021)")()
 
 # %% ../nbs/03_rope.ipynb #612fe45d
-def rope_score_curve(q: torch.Tensor,  # (..., d) one query direction per leading index
-                     k: torch.Tensor,  # (..., d) key directions, broadcastable against q
-                     distances,  # (R,) values of m - n (query minus key position)
+def rope_score_curve(q: torch.Tensor,  # (..., D) one query direction per leading index
+                     k: torch.Tensor,  # (..., D) key directions, broadcastable against q
+                     distances,  # (R,) values of i - j (query minus key position; RoFormer's m - n)
                      *,
                      base: float = 10000.0,  # RoPE base, see `apply_rope`
                      layout: str = "interleaved",  # pair layout, see `apply_rope`
-                    ) -> torch.Tensor:  # (..., R): the score of q at position m and k at n, for m - n = distance
-    "RoPE's logit (R_m q) . (R_n k) as a function of the relative distance m - n."
+                    ) -> torch.Tensor:  # (..., R): the score of q at position i and k at j, for i - j = distance
+    "RoPE's logit (R_i q) . (R_j k) as a function of the query-minus-key distance i - j."
     if q.ndim < 1 or k.ndim < 1 or q.shape[-1] != k.shape[-1]:
         raise ValueError(f"q and k must be shaped (..., d) with the same d, got q {tuple(q.shape)} and k {tuple(k.shape)}")
     distances = torch.as_tensor(distances, device=q.device)
     if distances.ndim != 1: raise ValueError(f"distances must be shaped (R,), got shape {tuple(distances.shape)}")
     q_at_r = apply_rope(q[..., None, :].expand(*q.shape[:-1], distances.shape[0], q.shape[-1]), distances,
-                        base=base, layout=layout)  # (..., R, d): q moved to every distance, k stays at 0
+                        base=base, layout=layout)  # (..., R, D): q moved to every distance, k stays at 0
     return (q_at_r * k[..., None, :]).sum(-1)  # (..., R)
-
-# %% ../nbs/03_rope.ipynb #1de88b9d
-def _rope_bench_input():
-    g = torch.Generator().manual_seed(0)
-    return torch.randn(4, 8, 2048, 64, generator=g), torch.arange(2048)
-
-@bench_case("rope/scale x*2 (4,8,2048,64) f32", note="baseline: one elementwise pass over x")
-def _rope_bench_scale():
-    x, _ = _rope_bench_input()
-    return lambda: x * 2.0
-
-@bench_case("rope/apply_rope interleaved (4,8,2048,64) f32", baseline="rope/scale x*2 (4,8,2048,64) f32",
-            note="table (L, d/2) in float64, one complex product; no goal: the issue sets none")
-def _rope_bench_interleaved():
-    x, p = _rope_bench_input()
-    return lambda: apply_rope(x, p)
-
-@bench_case("rope/apply_rope half (4,8,2048,64) f32", baseline="rope/scale x*2 (4,8,2048,64) f32",
-            note="table (L, d/2) in float64, two products, cat, two in-place addcmul; no goal")
-def _rope_bench_half():
-    x, p = _rope_bench_input()
-    return lambda: apply_rope(x, p, layout="half")

@@ -6,15 +6,12 @@
 from __future__ import annotations
 
 # %% auto #0
-__all__ = ['relative_logits_naive', 'relative_to_absolute', 'relative_logits', 'skew', 'rel_shift', 'transformer_xl_scores',
-           'relative_to_absolute_2d', 'relative_logits_2d']
+__all__ = ['relative_to_absolute', 'relative_logits', 'skew', 'rel_shift', 'transformer_xl_scores', 'relative_to_absolute_2d',
+           'relative_logits_2d']
 
 # %% ../nbs/04_skew.ipynb #83987e87
 import torch
 import torch.nn.functional as F
-
-# %% ../nbs/04_skew.ipynb #2afd2488
-from .bench import bench_case
 
 # %% ../nbs/04_skew.ipynb #525a4a37
 def _check_table(q, rel_emb, rows, rows_text):
@@ -27,16 +24,6 @@ def _check_table(q, rel_emb, rows, rows_text):
     if rel_emb.ndim == 3 and (q.ndim < 3 or q.shape[-3] != rel_emb.shape[0]):
         raise ValueError(f"a per-head rel_emb {tuple(rel_emb.shape)} needs q shaped (..., {rel_emb.shape[0]}, L, d), "
                          f"got shape {tuple(q.shape)}")
-
-def relative_logits_naive(q: torch.Tensor,  # (..., L, d), or (..., heads, L, d) with a per-head table
-                          rel_emb: torch.Tensor,  # (2L - 1, d) shared, or (heads, 2L - 1, d); row m for j - i = m - (L - 1)
-                         ) -> torch.Tensor:  # (..., L, L): out[..., i, j] = q[..., i, :] . rel_emb[j - i + L - 1]
-    "Shaw et al.'s relative logits through a gathered (L, L, d) tensor of embeddings: O(L^2 d) memory."
-    L = q.shape[-2] if q.ndim >= 2 else 0
-    _check_table(q, rel_emb, 2 * L - 1, "2L - 1")
-    idx = torch.arange(L)[None, :] - torch.arange(L)[:, None] + L - 1  # (L, L): j - i + L - 1
-    if rel_emb.ndim == 2: return torch.einsum("...id,ijd->...ij", q, rel_emb[idx])  # gathered (L, L, d)
-    return torch.einsum("...hid,hijd->...hij", q, rel_emb[:, idx])  # gathered (heads, L, L, d)
 
 # %% ../nbs/04_skew.ipynb #1f5abd92
 def relative_to_absolute(x: torch.Tensor,  # (..., L, 2L - 1), column m for relative distance j - i = m - (L - 1)
@@ -86,7 +73,7 @@ def skew(x: torch.Tensor,  # (..., L, L), column m for relative distance j - i =
         raise ValueError(f"x must be shaped (..., L, L) (causal: L distances -(L - 1)..0), got shape {tuple(x.shape)}")
     L = x.shape[-1]
     padded = F.pad(x, (1, 0))  # (..., L, L + 1): dummy column on the left
-    shifted = padded.reshape(*x.shape[:-2], L + 1, L)[..., 1:, :]  # (..., L, L): row i shifted right by L - 1 - i
+    shifted = padded.reshape(*x.shape[:-2], L + 1, L)[..., 1:, :]  # (..., L, L): row i moved right by i (column m lands at j = m - (L - 1 - i))
     return shifted.tril()  # above the diagonal: the pad and the next row's values -> 0
 
 # %% ../nbs/04_skew.ipynb #8eaa70e2
@@ -153,47 +140,3 @@ def relative_logits_2d(q: torch.Tensor,  # (..., H*W, d), or (..., heads, H*W, d
     lh = grid @ rel_h.transpose(-1, -2).unsqueeze(-3)  # (..., H, W, 2H - 1)
     lw = grid @ rel_w.transpose(-1, -2).unsqueeze(-3)  # (..., H, W, 2W - 1)
     return relative_to_absolute_2d(lh, lw)
-
-# %% ../nbs/04_skew.ipynb #97639fec
-def _bench_inputs(L=1024, d=64, heads=8):
-    g = torch.Generator().manual_seed(0)
-    return torch.randn(1, heads, L, d, generator=g), torch.randn(heads, 2 * L - 1, d, generator=g)
-
-@bench_case("skew/naive gather L=1024", repeat=3, note="Shaw: gathered (8, 1024, 1024, 64) tensor, then einsum")
-def _skew_naive():
-    q, table = _bench_inputs()
-    return lambda: relative_logits_naive(q, table)
-
-@bench_case("skew/skew path L=1024", baseline="skew/naive gather L=1024", time_goal=0.05, mem_goal=0.05,
-            note="relative_logits: blocked q @ E^T + strided copy")
-def _skew_fast():
-    q, table = _bench_inputs()
-    return lambda: relative_logits(q, table)
-
-@bench_case("skew/unblocked path L=1024", baseline="skew/naive gather L=1024",
-            note="full (L, 2L-1) product, relative_to_absolute(...).contiguous()")
-def _skew_unblocked():
-    q, table = _bench_inputs()
-    return lambda: relative_to_absolute(q @ table.transpose(-1, -2)).contiguous()
-
-@bench_case("skew/copy (8, 1024, 1024)", note="contiguous copy of the output shape: the floor")
-def _skew_copy():
-    y = torch.randn(8, 1024, 1024)
-    return lambda: y.clone()
-
-@bench_case("skew/relative_to_absolute (8, 1024, 2047)", baseline="skew/copy (8, 1024, 1024)", time_goal=1.2,
-            note="view + .contiguous(): data movement only")
-def _skew_r2a():
-    x = torch.randn(8, 1024, 2047)
-    return lambda: relative_to_absolute(x).contiguous()
-
-@bench_case("skew/matmul q @ E^T L=1024", note="the product alone: (1, 8, 1024, 2047)")
-def _skew_matmul():
-    q, table = _bench_inputs()
-    return lambda: q @ table.transpose(-1, -2)
-
-@bench_case("skew/skew path vs matmul L=1024", baseline="skew/matmul q @ E^T L=1024", time_goal=1.3,
-            note="relative_logits again, against the product alone")
-def _skew_vs_matmul():
-    q, table = _bench_inputs()
-    return lambda: relative_logits(q, table)

@@ -16,22 +16,22 @@ import torch
 from .sinusoidal import angle_rates, _check_layout
 
 # %% ../nbs/02_transition.ipynb #2b0cb6aa
-def transition_matrix(delta: float,  # the offset δ: row p of the encoding is moved to position p + δ
+def transition_matrix(delta: float,  # the offset δ: row i of the encoding is moved to position i + δ
                       depth: int,  # features per position, a positive even integer
                       *,
-                      base: float = 10000.0,  # rates are base ** (-2k / depth), as in `sinusoidal_encoding`
+                      base: float = 10000.0,  # pair d turns at base ** (-2d / depth), as in `sinusoidal_encoding`
                       layout: str = "interleaved",  # "interleaved" or "concat", the layout of the encoding it acts on
                       dtype: torch.dtype = torch.float64,  # dtype of the result; angles are always float64
                      ) -> torch.Tensor:  # (depth, depth)
-    "The matrix T with sinusoidal_encoding(...)[p] @ T == encoding of position p + delta."
+    "The matrix T with sinusoidal_encoding(...)[i] @ T == encoding of position i + delta."
     if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not math.isfinite(delta):
         raise ValueError(f"delta must be a finite number, got {delta!r}")
     _check_layout(layout)
     if not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
         raise ValueError(f"dtype must be a floating-point torch dtype, got {dtype!r}")
     angles = delta * angle_rates(depth, base)                                # (h,) float64
-    k = torch.arange(depth // 2)
-    sin_at, cos_at = (2 * k, 2 * k + 1) if layout == "interleaved" else (k, k + depth // 2)  # columns of each pair
+    d = torch.arange(depth // 2)  # pair index
+    sin_at, cos_at = (2 * d, 2 * d + 1) if layout == "interleaved" else (d, d + depth // 2)  # columns of each pair
     T = torch.zeros(depth, depth, dtype=torch.float64)
     T[sin_at, sin_at], T[sin_at, cos_at] = angles.cos(), -angles.sin()
     T[cos_at, sin_at], T[cos_at, cos_at] = angles.sin(), angles.cos()

@@ -9,8 +9,8 @@ import html
 import io
 
 # %% auto #0
-__all__ = ['as_bias_array', 'symmetric_limit', 'draw_heatmap', 'heatmap_figure', 'draw_curves', 'curve_figure', 'figure_png',
-           'make_control', 'Panel', 'subplots_figure']
+__all__ = ['figure_png', 'LessonFigure', 'as_bias_array', 'symmetric_limit', 'draw_heatmap', 'heatmap_figure', 'draw_curves',
+           'curve_figure', 'make_control', 'Panel', 'subplots_figure']
 
 # %% ../nbs/90_viz.ipynb #0b00ad01
 import numpy as np
@@ -19,6 +19,27 @@ import ipywidgets as widgets
 from matplotlib.figure import Figure
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.ticker import MaxNLocator
+
+# %% ../nbs/90_viz.ipynb #ea253e3f
+def figure_png(fig: Figure, dpi: int = 80, tight: bool = False) -> bytes:
+    "Render `fig` to PNG bytes with the Agg canvas (no pyplot, no display); `tight` trims the white margins."
+    if not isinstance(fig, Figure): raise ValueError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+    if not isinstance(fig.canvas, FigureCanvasAgg): FigureCanvasAgg(fig)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, **({"bbox_inches": "tight", "pad_inches": 0.05} if tight else {}))
+    return buf.getvalue()
+
+# %% ../nbs/90_viz.ipynb #fcd3827e
+class LessonFigure(Figure):
+    "A pyplot-free `Figure` that displays as a PNG picture wherever IPython shows it."
+    repr_dpi = 100  # resolution of the displayed picture
+
+    def _repr_png_(self) -> bytes:
+        return figure_png(self, self.repr_dpi, tight=True)
+
+    def __repr__(self):
+        w, h = self.get_size_inches() * self.repr_dpi
+        return f"<LessonFigure {w:.0f}x{h:.0f} with {len(self.axes)} Axes>"
 
 # %% ../nbs/90_viz.ipynb #46adb626
 def as_bias_array(bias,  # tensor or array shaped (q, k), (heads, q, k) or (1, heads, q, k)
@@ -66,6 +87,7 @@ def draw_heatmap(ax,  # a matplotlib Axes
                  fmt: str = "{:.2g}",  # format for annotate
                  title: str | None = None,
                  labels: bool = True,  # label the axes "key position j" / "query position i"
+                 colorbar: bool = False,  # add a colour bar beside `ax`
                 ):
     "Draw a (q, k) matrix centred at 0 on `ax`; return the image artist."
     mat = np.asarray(mat, dtype=np.float64)
@@ -87,6 +109,7 @@ def draw_heatmap(ax,  # a matplotlib Axes
                 v = float(mat[i, j])
                 ax.text(j, i, fmt.format(v), ha="center", va="center", fontsize=8,
                         color="white" if abs(v) > 0.6 * m else "black")
+    if colorbar: ax.figure.colorbar(im, ax=ax, fraction=0.05, pad=0.03)
     return im
 
 def _cmap(name):
@@ -106,7 +129,7 @@ def heatmap_figure(bias,  # (q, k), (heads, q, k) or (1, heads, q, k)
                    vmax: float | None = None,  # colour range [-vmax, vmax]; None: from the data
                    panel_size: float = 3.0,  # inches per head panel
                    head_titles=None,  # optional list of titles, one per drawn head
-                  ) -> Figure:
+                  ) -> LessonFigure:
     "Render a bias as one diverging heatmap per head, sharing one colour scale."
     arr = as_bias_array(bias, mask)
     if max_heads < 1: raise ValueError(f"max_heads must be >= 1, got {max_heads}")
@@ -117,7 +140,7 @@ def heatmap_figure(bias,  # (q, k), (heads, q, k) or (1, heads, q, k)
     titled = arr.shape[0] > 1 or head_titles is not None
     top_in = (0.45 if sup else 0.12) + (0.25 if titled else 0.0)  # room above the axes, in inches
     w, h = panel_size * heads + 1.3, panel_size + top_in
-    fig = Figure(figsize=(w, h))
+    fig = LessonFigure(figsize=(w, h))
     # fixed margins in inches (cheaper than a layout engine, which matters for slider latency)
     bottom, top = 0.5 / h, 1 - top_in / h
     fig.subplots_adjust(left=0.65 / w, right=1 - 1.0 / w, bottom=bottom, top=top, wspace=0.3)
@@ -148,9 +171,9 @@ def draw_curves(ax, x, curves: dict, *, xlabel=None, ylabel=None, title=None, vl
     ax.grid(alpha=0.3)
 
 def curve_figure(x, curves: dict, *, xlabel="relative distance", ylabel="bias", title=None, vlines=(),
-                 figsize=(5.5, 3.2), styles=None) -> Figure:
+                 figsize=(5.5, 3.2), styles=None) -> LessonFigure:
     "A Figure with named curves `{label: y}` against `x`."
-    fig = Figure(figsize=figsize)
+    fig = LessonFigure(figsize=figsize)
     draw_curves(fig.subplots(), x, curves, xlabel=xlabel, ylabel=ylabel, title=title, vlines=vlines, styles=styles)
     fig.tight_layout()
     return fig
@@ -158,15 +181,6 @@ def curve_figure(x, curves: dict, *, xlabel="relative distance", ylabel="bias", 
 def _to_numpy(a):
     if isinstance(a, torch.Tensor): return a.detach().to("cpu", torch.float64).numpy()
     return np.asarray(a, dtype=np.float64)
-
-# %% ../nbs/90_viz.ipynb #ea253e3f
-def figure_png(fig: Figure, dpi: int = 80) -> bytes:
-    "Render `fig` to PNG bytes with the Agg canvas (no pyplot, no display)."
-    if not isinstance(fig, Figure): raise ValueError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
-    FigureCanvasAgg(fig)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi)
-    return buf.getvalue()
 
 # %% ../nbs/90_viz.ipynb #b62e6488
 def make_control(name: str, spec) -> widgets.ValueWidget:
@@ -203,9 +217,12 @@ class Panel:
         if not callable(fn): raise ValueError(f"fn must be callable, got {type(fn).__name__}")
         self.fn, self.render, self.dpi = fn, (render or heatmap_figure), dpi
         self.controls = {name: make_control(name, spec) for name, spec in controls.items()}
-        self.image = widgets.Image(format="png")
+        # natural size, never wider than the output area (a stretched PNG is blurry and distorted)
+        self.image = widgets.Image(format="png", layout=widgets.Layout(
+            width="auto", height="auto", max_width="100%", align_self="flex-start", object_fit="contain"))
         self.message = widgets.HTML(value="")
         self.data, self.figure, self.png, self.error, self.updates = None, None, b"", None, 0
+        self.initial, self._holding = self.values, False  # what `reset` returns to
         names = list(self.controls.values())
         rows = [widgets.HBox(names[k:k + columns]) for k in range(0, len(names), columns)]
         self.widget = widgets.VBox(rows + [self.message, self.image])
@@ -227,7 +244,16 @@ class Panel:
         self.updates += 1
         return self
 
+    def reset(self) -> None:
+        "Put every control back to its starting value and redraw once: after a test drives the panel, it opens as the text says."
+        self._holding = True
+        try:
+            for name, w in self.controls.items(): w.value = self.initial[name]
+        finally: self._holding = False
+        self._on_change(None)
+
     def _on_change(self, change):
+        if self._holding: return
         try:
             self.update()
             self.error, self.message.value = None, ""
@@ -240,8 +266,17 @@ class Panel:
         display(self.widget)
 
 # %% ../nbs/90_viz.ipynb #7cb6955f
-def subplots_figure(ncols: int = 2, nrows: int = 1, *, width: float = 4.0, height: float = 3.2):
-    "A pyplot-free Figure with a grid of axes; returns (fig, axes as a flat list)."
-    fig = Figure(figsize=(width * ncols, height * nrows))
+def subplots_figure(ncols: int = 2, nrows: int = 1, *, width: float = 4.0, height: float = 3.2,
+                    gap: float = 0.95,  # inches between neighbouring axes (room for tick labels and a y label)
+                   ):
+    "A pyplot-free `LessonFigure` with a grid of axes and fixed margins in inches; returns (fig, axes as a flat list)."
+    W, H = width * ncols, height * nrows
+    fig = LessonFigure(figsize=(W, H))
+    left, right, bottom, top = 0.75, 0.55, 0.6, 0.4  # inches: tick labels, axis labels, a title and a colour bar fit
+    axw = (W - left - right - (ncols - 1) * gap) / ncols
+    axh = (H - bottom - top - (nrows - 1) * gap) / nrows
+    # fixed margins cost nothing, where `tight_layout` measures every label: panels redraw faster
+    fig.subplots_adjust(left=left / W, right=1 - right / W, bottom=bottom / H, top=1 - top / H,
+                        wspace=gap / max(axw, 0.1), hspace=gap / max(axh, 0.1))
     axes = fig.subplots(nrows, ncols, squeeze=False)
     return fig, list(axes.ravel())

@@ -1,12 +1,8 @@
-"""Every lesson runs top to bottom, as nbdev_test runs it, from a copy outside the repository."""
+"""Every lesson runs top to bottom in a real Jupyter kernel, from a copy outside the repository (the shared
+`executed_notebooks` run of tools/execute_lessons.py, which skips cells flagged as nbdev_test does)."""
 import json
-import os
-import shutil
-import subprocess
-import tempfile
-from pathlib import Path
 
-from conftest import ROOT, tool
+from conftest import ROOT, enabled_test_flags
 
 NBS = sorted((ROOT / "nbs").glob("*.ipynb"))
 
@@ -15,14 +11,11 @@ def test_there_are_lessons():
     assert len(NBS) >= 2, NBS
 
 
-def test_every_lesson_runs_from_a_copy_outside_the_repository():
-    flags = os.environ.get("RELPOS_TEST_FLAGS", "")
-    with tempfile.TemporaryDirectory(prefix="relpos-lessons-") as d:
-        for nb in NBS: shutil.copy(nb, d)
-        cmd = [tool("nbdev_test"), "--path", d, "--n_workers", "2", "--timing"] + (["--flags", flags] if flags else [])
-        out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=1800)
-        print(out.stdout[-3000:])
-        assert out.returncode == 0, f"nbdev_test failed (flags={flags!r}):\n{out.stdout[-5000:]}\n{out.stderr[-20000:]}"
+def test_every_lesson_runs_from_a_copy_outside_the_repository(lesson_run):
+    returncode, log, executed = lesson_run
+    print(log[-3000:])
+    assert returncode == 0, f"a lesson failed (flags={enabled_test_flags()!r}):\n{log[-20000:]}"
+    assert sorted(executed) == sorted(nb.name for nb in NBS if not nb.name.startswith("_"))
 
 
 def test_every_notebook_has_its_colab_badge_and_setup_cell():

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Run every test: set up .venv if needed, then pytest (sync and clean checks, every lesson
-# executed from a copy outside the repository, Colab cells, the real-browser test).
-# `tools/test.sh --slow` also runs the cells marked `#| slow`.
+# Run every test: set up .venv if needed, then pytest (sync and clean checks, every notebook
+# executed once by tools/execute_lessons.py from a copy outside the repository and its outputs
+# inspected, a Colab-like virtual environment, Colab cells, the real-browser test of every panel).
+# `tools/test.sh --slow` also runs the cells marked `#| slow`; RELPOS_TEST_COLAB=all runs every
+# lesson in the Colab-like environment too.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$root/tools/setup.sh"
