@@ -39,13 +39,13 @@ def _rope_bench_scale():
     return lambda: x * 2.0
 
 @bench_case("rope/apply_rope interleaved (4,8,2048,64) f32", baseline="rope/scale x*2 (4,8,2048,64) f32",
-            note="table (L, d/2) in float64, one complex product; no goal: the issue sets none")
+            note="table (L, d/2) in float64, one complex product")
 def _rope_bench_interleaved():
     x, p = _rope_bench_input()
     return lambda: apply_rope(x, p)
 
 @bench_case("rope/apply_rope half (4,8,2048,64) f32", baseline="rope/scale x*2 (4,8,2048,64) f32",
-            note="table (L, d/2) in float64, two products, cat, two in-place addcmul; no goal")
+            note="table (L, d/2) in float64, two products, cat, two in-place addcmul")
 def _rope_bench_half():
     x, p = _rope_bench_input()
     return lambda: apply_rope(x, p, layout="half")

@@ -37,12 +37,19 @@ class ALiBi(ToeplitzBias):
                 ):
         super().__init__()
         self.num_heads, self.bidirectional = check_int("num_heads", num_heads, low=1), bool(bidirectional)
-        self.register_buffer("slopes", alibi_slopes(self.num_heads).float(), persistent=False)  # carries dtype and device
-        self._exact_slopes = tuple(alibi_slopes(self.num_heads).tolist())  # float64 values, whatever the dtype
+        self.register_buffer("_anchor", torch.zeros(0), persistent=False)  # empty: carries the module's dtype and device
+        self.register_buffer("slopes", alibi_slopes(self.num_heads), persistent=False)  # float64, whatever the dtype
+
+    def _apply(self, fn, recurse=True):
+        "`.to()`, `.bfloat16()`, `.cuda()` move the slopes but keep them float64: exact, and still editable in place."
+        exact = self.slopes
+        super()._apply(fn, recurse)
+        self.slopes = exact.to(device=self._anchor.device)
+        return self
 
     def distance_bias(self, r: torch.Tensor) -> torch.Tensor:  # r: distances j - i, any shape -> (heads, *r.shape)
         "-m_h times the distance to a key at or before the query (or |j - i| when bidirectional)."
-        slopes = torch.tensor(self._exact_slopes, dtype=self.compute_dtype, device=r.device).reshape(-1, *[1] * r.ndim)
+        slopes = self.slopes.to(device=r.device, dtype=self.compute_dtype).reshape(-1, *[1] * r.ndim)
         dist = r.abs() if self.bidirectional else (-r).clamp(min=0)
         return -slopes * dist.to(self.compute_dtype)
 

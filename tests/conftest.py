@@ -1,8 +1,10 @@
 """Shared helpers for the test suite: the repository root, the virtual environment's tools, and the lessons
 executed once per test run (`executed_notebooks`)."""
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent  # the virtual environment that runs pytest
 EXECUTOR = ROOT / "tools" / "execute_lessons.py"
+# Kernels run side by side (the lesson run beside the browser test's Voila) on a small machine: one thread each, so
+# that torch's thread pools do not fight over the cores. The lessons' tensors are small; nothing depends on threads.
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 def tool(name: str) -> str:
@@ -43,17 +48,51 @@ def site_ipython_dir(path: Path) -> Path:
     return frames.make_ipython_dir(path)
 
 
-@pytest.fixture(scope="session")
-def lesson_run(tmp_path_factory):
-    """Every notebook of nbs/ executed once, from a copy outside the repository, by tools/execute_lessons.py
-    (a real Jupyter kernel, widget state stored). Returns (exit status, log, {name: executed notebook Path})."""
-    out = tmp_path_factory.mktemp("executed")
+_LESSON_RUN: dict = {}
+
+
+def _start_lesson_run() -> dict:
+    """Start tools/execute_lessons.py on every notebook of nbs/ (once per session), in the background: it runs
+    while the first tests (the browser test's Voila) run, and `lesson_run` waits for it."""
+    if _LESSON_RUN: return _LESSON_RUN
+    out = Path(tempfile.mkdtemp(prefix="relpos-executed-"))
+    scratch = Path(tempfile.mkdtemp(prefix="relpos-executed-work-"))
     cmd = [sys.executable, str(EXECUTOR), "--out", str(out), "--workers", "2", "--flags", enabled_test_flags()]
     # tests/test_site.py builds the website from this run: panels display as precomputed frames there
-    env = {**os.environ, "IPYTHONDIR": str(site_ipython_dir(tmp_path_factory.mktemp("ipython")))}
-    run = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
-    log = "\n".join(l for l in (run.stdout + "\n" + run.stderr).splitlines() if "running over TCP" not in l)
-    return run.returncode, log, {p.name: p for p in sorted(out.glob("*.ipynb"))}
+    env = {**os.environ, **ONE_THREAD, "IPYTHONDIR": str(site_ipython_dir(scratch / "ipython"))}
+    log = open(scratch / "execute.log", "w+")
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
+    _LESSON_RUN.update(out=out, scratch=scratch, proc=proc, log=log)
+    return _LESSON_RUN
+
+
+def pytest_collection_finish(session):
+    "Start the lesson run as soon as the tests are collected, if any selected test needs it."
+    if any("lesson_run" in getattr(item, "fixturenames", ()) for item in session.items): _start_lesson_run()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if not _LESSON_RUN: return
+    proc = _LESSON_RUN["proc"]
+    if proc.poll() is None:
+        proc.kill(); proc.wait()
+    _LESSON_RUN["log"].close()
+    for key in ("out", "scratch"): shutil.rmtree(_LESSON_RUN[key], ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def lesson_run():
+    """Every notebook of nbs/ executed once, from a copy outside the repository, by tools/execute_lessons.py
+    (a real Jupyter kernel, widget state stored). Returns (exit status, log, {name: executed notebook Path})."""
+    run = _start_lesson_run()
+    try:
+        returncode = run["proc"].wait(timeout=1800)
+    except subprocess.TimeoutExpired:
+        run["proc"].kill(); run["proc"].wait()
+        returncode = "timeout (1800 s)"
+    run["log"].seek(0)
+    log = "\n".join(l for l in run["log"].read().splitlines() if "running over TCP" not in l)
+    return returncode, log, {p.name: p for p in sorted(run["out"].glob("*.ipynb"))}
 
 
 @pytest.fixture(scope="session")

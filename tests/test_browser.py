@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, in_ci, tool
+from conftest import ONE_THREAD, ROOT, in_ci, tool
 
 sys.path.insert(0, str(ROOT / "tools"))
 from execute_lessons import settings, skipped  # noqa: E402  the same skipping rule as the test run
@@ -68,7 +68,7 @@ def voila_base(tmp_path_factory):
     log = open(logdir / "voila.log", "w")
     proc = subprocess.Popen([tool("voila"), str(folder), "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
                              "--show_tracebacks=True"], cwd=folder, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)
+                            start_new_session=True, env={**os.environ, **ONE_THREAD})
     url = f"http://127.0.0.1:{port}/voila/render/"
     try:
         deadline = time.time() + 60
