@@ -59,6 +59,8 @@ def merge_masks(batch: int, heads: int, q_len: int, k_len: int,  # the logits' s
     return mask
 
 # %% ../nbs/08_attention.ipynb #9b292191
+def _keep_own_forward(module, args): return None  # a no-op forward pre-hook (see the end of __init__)
+
 class RelativeMultiheadAttention(nn.Module):
     "nn.MultiheadAttention with a relative position method: same constructor, forward, state_dict and numbers, plus `position=`."
     def __init__(self,
@@ -108,6 +110,9 @@ class RelativeMultiheadAttention(nn.Module):
         if attn_backend not in self.attn_backends:
             raise ValueError(f"attn_backend must be one of {', '.join(map(repr, self.attn_backends))}, got {attn_backend!r}")
         self.attn_backend = attn_backend
+        # nn.TransformerEncoderLayer, in eval mode, swaps self_attn.forward for a fused kernel that knows nothing of
+        # position methods, unless a hook is attached to one of its modules: this no-op hook keeps our forward in use.
+        self.register_forward_pre_hook(_keep_own_forward)
 
     def _reset_parameters(self):  # nn.MultiheadAttention's initialisation
         if self._qkv_same_embed_dim: nn.init.xavier_uniform_(self.in_proj_weight)
@@ -127,15 +132,20 @@ class RelativeMultiheadAttention(nn.Module):
                                  f"with num_heads={position.num_heads}")
             self.position, self.position_kind, self.position_bias = type(position).__name__, "bias", position
             return
-        if not isinstance(position, str) or position not in POSITIONS:
+        names = position_methods("none", "bias", "rotary")  # read now: methods registered after import count too
+        if not isinstance(position, str) or position not in names:
             extra = (f" ({POSITION_METHODS[position].kind} methods belong to the model, not to an attention layer)"
                      if isinstance(position, str) and position in POSITION_METHODS else "")
-            raise ValueError(f"position must be one of {', '.join(repr(p) for p in POSITIONS)} or a RelativeBias module, "
+            raise ValueError(f"position must be one of {', '.join(repr(p) for p in names)} or a RelativeBias module, "
                              f"got {position!r}{extra}")
         self.position, self.position_kind = position, POSITION_METHODS[position].kind
         if self.position_kind == "rotary":
             if self.head_dim % 2:
                 raise ValueError(f"position {position!r} needs an even head dimension embed_dim // num_heads, got {self.head_dim}")
+            allowed = ("base", "layout", "scaling", "rates", "xpos")  # apply_rope's options; the layer sets `role`
+            unknown = sorted(set(pk) - set(allowed))
+            if unknown: raise ValueError(f"position_kwargs for {position!r} must be among {allowed}, got {unknown}")
+            apply_rope(torch.zeros(1, 2, self.head_dim), torch.arange(2), role="query", **pk)  # bad values fail here, not later
             self.rope_kwargs, self.position_bias = pk, None
         else:
             self.position_bias = make_position(position, self.num_heads, **pk)

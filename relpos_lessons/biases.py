@@ -36,7 +36,8 @@ class ALiBi(ToeplitzBias):
                  bidirectional: bool = False,  # symmetric -m|j - i|; False: causal, 0 above the diagonal
                 ):
         super().__init__()
-        self.num_heads, self.bidirectional = check_int("num_heads", num_heads, low=1), bool(bidirectional)
+        if not isinstance(bidirectional, bool): raise ValueError(f"bidirectional must be True or False, got {bidirectional!r}")
+        self.num_heads, self.bidirectional = check_int("num_heads", num_heads, low=1), bidirectional
         self.register_buffer("_anchor", torch.zeros(0), persistent=False)  # empty: carries the module's dtype and device
         self.register_buffer("slopes", alibi_slopes(self.num_heads), persistent=False)  # float64, whatever the dtype
 
@@ -97,6 +98,7 @@ class T5RelativeBias(ToeplitzBias):
                 ):
         super().__init__()
         self.num_heads = check_int("num_heads", num_heads, low=1)
+        if not isinstance(bidirectional, bool): raise ValueError(f"bidirectional must be True or False, got {bidirectional!r}")
         t5_bucket(torch.zeros(1, dtype=torch.long), bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance)
         self.num_buckets, self.max_distance, self.bidirectional = num_buckets, max_distance, bidirectional
         self.relative_attention_bias = nn.Embedding(num_buckets, self.num_heads)

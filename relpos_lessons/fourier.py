@@ -117,10 +117,12 @@ class RelativeFourierPositions(ToeplitzBias):
                 num_queries: int,  # q: queries
                 num_keys: int,  # k: keys
                 offset: int | None = None,  # position of query 0 among the keys; None: num_keys - num_queries
+                bidirectional: bool = True,  # unused, as in Meliad (which accepts it for compatibility)
                 *,
                 positions: torch.Tensor | None = None,  # (k,) or (B, k) key positions (only with offset=None)
                ) -> torch.Tensor:  # (1, heads, q, k), or (B, heads, q, k) with positions (B, k)
         "Bias for `num_queries` queries over `num_keys` keys, Meliad's call (with `offset`) or the course's protocol."
+        if not isinstance(bidirectional, bool): raise ValueError(f"bidirectional must be True or False, got {bidirectional!r}")
         if offset is None and positions is not None:
             return super().forward(num_queries, num_keys, positions=positions)
         if positions is not None: raise ValueError(f"pass either offset or positions, not both; got offset={offset!r}")

@@ -51,8 +51,9 @@ class TinyTransformer(nn.Module):
                  position_kwargs: dict | None = None,  # override the position method's constructor arguments
                 ):
         super().__init__()
-        if position not in MODEL_POSITIONS:
-            raise ValueError(f"position must be one of {', '.join(repr(p) for p in MODEL_POSITIONS)}, got {position!r}")
+        names = position_methods()  # read now: methods registered after import count too
+        if position not in names:
+            raise ValueError(f"position must be one of {', '.join(repr(p) for p in names)}, got {position!r}")
         vocab_size, num_layers = check_int("vocab_size", vocab_size, low=1), check_int("num_layers", num_layers, low=1)
         d_model, max_len = check_int("d_model", d_model, low=1), check_int("max_len", max_len, low=1)
         d_ff = 4 * d_model if d_ff is None else check_int("d_ff", d_ff, low=1)
@@ -128,6 +129,9 @@ class TinyTransformer(nn.Module):
             if not isinstance(key_padding_mask, torch.Tensor) or key_padding_mask.dtype != torch.bool or tuple(key_padding_mask.shape) != (B, T):
                 raise ValueError(f"key_padding_mask must be a bool tensor shaped (batch, length) = {(B, T)}, got "
                                  f"{tuple(key_padding_mask.shape) if isinstance(key_padding_mask, torch.Tensor) else key_padding_mask!r}")
+            if bool((key_padding_mask[:, 1:] & ~key_padding_mask[:, :-1]).any()) or bool(key_padding_mask.all(1).any()):
+                raise ValueError("key_padding_mask must mark left padding: True only before the first real token of each row, "
+                                 f"and every row needs a real token; got {key_padding_mask.int().tolist()}")
             positions = ((~key_padding_mask).long().cumsum(1) - 1).clamp(min=0)  # (B, T): real tokens counted from 0
         out, picked = tokens, []
         caches = [KVCache() for _ in self.blocks] if use_cache else None

@@ -31,7 +31,8 @@ def _check_rope_inputs(x, positions, base, layout):
     if positions.ndim != 1 or positions.shape[0] != x.shape[-2]:
         raise ValueError(f"positions must be shaped (L,) with L = x.shape[-2] = {x.shape[-2]}, "
                          f"got shape {tuple(positions.shape)}")
-    if isinstance(base, bool) or not isinstance(base, numbers.Real) or not math.isfinite(base) or base <= 0:
+    if isinstance(base, bool) or not isinstance(base, numbers.Real) or base <= 0 or (
+            not torch.compiler.is_compiling() and not math.isfinite(base)):  # (a compiled graph has checked it once)
         raise ValueError(f"base must be a finite number > 0, got {base!r}")
     if layout not in ROPE_LAYOUTS:
         raise ValueError(f"layout must be one of {', '.join(map(repr, ROPE_LAYOUTS))}, got {layout!r}")
