@@ -11,6 +11,7 @@ import math
 __all__ = ['POSITIONS', 'merge_masks', 'RelativeMultiheadAttention', 'KVCache']
 
 # %% ../nbs/08_attention.ipynb #c4adea5f
+import warnings
 import torch
 from torch import nn
 import torch.nn.functional as F
@@ -171,6 +172,11 @@ class RelativeMultiheadAttention(nn.Module):
         q, k, v = self._project(query, key, value)  # 1. project, split heads: each (B, H, len, D)
         q, k, v, bias, key_padding_mask = self._place(q, k, v, positions, kv_cache, key_padding_mask, as_score_mod=flex)  # 2. positions
         B, H, q_len, k_len = q.shape[0], self.num_heads, q.shape[-2], k.shape[-2]
+        if (not is_causal and attn_mask is None and q_len > 1 and not getattr(self.position_bias, "bidirectional", True)
+                and not torch.compiler.is_compiling()):  # future keys visible, but the bias only knows past ones
+            warnings.warn(f"{type(self.position_bias).__name__}(bidirectional=False) gives every key after the query the same "
+                          f"bias, yet this call shows those keys (is_causal=False, no attn_mask): pass is_causal=True, or build "
+                          f"the layer with position_kwargs={{'bidirectional': True}} for an encoder", stacklevel=2)
         if flex: out, weights = self._attend_flex(q, k, v, bias, attn_mask, key_padding_mask, is_causal, fast_path), None  # 3-5
         else:
             fused_causal = (is_causal and q_len == k_len and bias is None and attn_mask is None

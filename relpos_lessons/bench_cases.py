@@ -157,7 +157,7 @@ def _bench_alibi_toeplitz():
 def _train_steps_case(method):
     def setup():
         torch.set_num_threads(1)  # as in the full run (each case runs in its own process)
-        cfg = LengthGenConfig(methods=(method,), steps=20, seeds=(0,))
+        cfg = LengthGenConfig(methods=(method,), steps=20, seeds=(0,), criterion=None)
         return lambda: train_model(cfg, method, 0, device="cpu")
     return setup
 

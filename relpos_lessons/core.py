@@ -9,6 +9,7 @@ import importlib
 import importlib.util
 import operator
 import pkgutil
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -192,7 +193,7 @@ def _import_registering_modules(package: str = "relpos_lessons"):
         if m.name.startswith("_") or f"{package}.{m.name}" in _SCANNED: continue
         _SCANNED.add(f"{package}.{m.name}")
         spec = importlib.util.find_spec(f"{package}.{m.name}")
-        try: source = open(spec.origin, encoding="utf-8").read()
+        try: source = Path(spec.origin).read_text(encoding="utf-8")
         except (OSError, TypeError): continue
         if "register_position(" in source: importlib.import_module(f"{package}.{m.name}")
 

@@ -14,10 +14,11 @@ from dataclasses import dataclass, asdict
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['TASKS', 'METHODS', 'RESULTS_FILE', 'SAVED_METHODS', 'FULL_RUN', 'sequence_length', 'make_batch', 'answer_logits',
+__all__ = ['TASKS', 'METHODS', 'RESULTS_FILE', 'FULL_RUN', 'T_975', 'sequence_length', 'make_batch', 'answer_logits',
            'exact_match', 'random_positions', 'LengthGenConfig', 'pick_device', 'build_model', 'train_model',
-           'evaluate', 'ProgressLine', 'run_experiment', 'results_path', 'load_results', 'save_results', 'run_full',
-           'summarize', 'results_table', 'draw_length_curves']
+           'evaluate', 'heldout_accuracy', 'ProgressLine', 'run_experiment', 'results_path', 'load_results',
+           'save_results', 'run_full', 'interval95', 'summarize', 'criterion_counts', 'results_table',
+           'draw_length_curves']
 
 # %% ../nbs/11_length_generalization.ipynb #e6f4cfe6
 import torch
@@ -78,13 +79,13 @@ def make_batch(task: str,  # one of TASKS
 def answer_logits(model: nn.Module,  # maps tokens (B, T) [and positions (T,)] to logits (B, T, V)
                   tokens: torch.Tensor,  # (B, T) full examples
                   start: int,  # index of the first answer token
-                  positions: torch.Tensor | None = None,  # (T,) position ids of the full sequence, or None
+                  positions: torch.Tensor | None = None,  # (T,) or (B, T) position ids of the full sequences, or None
                  ) -> torch.Tensor:  # (B, T - start, V) logits predicting each answer token
     "Logits that predict the answer tokens, from one teacher-forced forward pass."
     if not 1 <= start < tokens.shape[1]:
         raise ValueError(f"start must lie in [1, {tokens.shape[1] - 1}] for sequences of {tokens.shape[1]} tokens, got {start}")
     inputs = tokens[:, :-1]  # (B, T - 1): token t predicts token t + 1
-    logits = model(inputs) if positions is None else model(inputs, positions=positions[:-1])
+    logits = model(inputs) if positions is None else model(inputs, positions=positions[..., :-1])
     return logits[:, start - 1:]  # (B, T - start, V)
 
 def exact_match(logits: torch.Tensor,  # (B, A, V) logits for the A answer tokens
@@ -99,12 +100,17 @@ def exact_match(logits: torch.Tensor,  # (B, A, V) logits for the A answer token
 def random_positions(length: int,  # T: ids to draw
                      max_position: int,  # M: ids come from 0 .. M-1; M >= T
                      generator: torch.Generator | None = None,
-                    ) -> torch.Tensor:  # (T,) strictly increasing int64 ids
-    "A sorted random subset of T distinct ids from 0 .. max_position - 1."
+                     *,
+                     batch: int | None = None,  # None: one draw (T,); an int B: one independent draw per example (B, T)
+                    ) -> torch.Tensor:  # (T,) or (B, T) strictly increasing int64 ids
+    "A sorted random subset of T distinct ids from 0 .. max_position - 1 (one per example with `batch`)."
     _check_positive("length", length)
     if isinstance(max_position, bool) or not isinstance(max_position, int) or max_position < length:
         raise ValueError(f"max_position must be an integer >= length={length}, got {max_position!r}")
-    return torch.randperm(max_position, generator=generator)[:length].sort().values  # (T,)
+    if batch is None: return torch.randperm(max_position, generator=generator)[:length].sort().values  # (T,)
+    _check_positive("batch", batch)
+    keys = torch.rand(batch, max_position, generator=generator)  # (B, M): a random order of the ids per row
+    return keys.argsort(-1)[:, :length].sort(-1).values  # (B, T): the first T ids of each order, sorted
 
 # %% ../nbs/11_length_generalization.ipynb #94eb1ca6
 @dataclass
@@ -112,17 +118,20 @@ class LengthGenConfig:
     "Everything one length-generalization experiment needs; validated on creation."
     task: str = "copy"  # one of TASKS
     methods: tuple = METHODS  # position methods to compare, each one of METHODS
-    train_length: int = 8  # N: training lengths are drawn uniformly from 1 .. N
-    eval_lengths: tuple | None = None  # lengths to test, each >= N; None: N, 1.5N, 2N, 4N (rounded)
-    seeds: tuple = (0, 1, 2)  # one training run per method and seed
-    steps: int = 1000  # optimizer steps per run
+    train_length: int = 6  # N: training lengths are drawn uniformly from 1 .. N
+    eval_lengths: tuple | None = None  # lengths to test, each >= N; None: every length N .. 2N, then 3N and 4N
+    seeds: tuple = (0, 1, 2, 3, 4)  # one training run per method and seed
+    steps: int = 3000  # the step cap: optimizer steps at most (the budget)
+    criterion: float | None = 0.99  # stop at the first check where held-out exact match on lengths 1 .. N reaches it; None: run all steps
+    check_every: int = 100  # steps between two checks of the criterion
+    heldout_examples: int = 64  # held-out examples per length 1 .. N for the criterion
     batch_size: int = 32  # examples per step
-    lr: float = 3e-3  # peak learning rate (AdamW, linear warm-up then cosine decay)
+    lr: float = 3e-3  # peak learning rate (AdamW, linear warm-up then cosine decay to 0 at `steps`)
     d_model: int = 64  # model width
     num_heads: int = 4  # attention heads
     num_layers: int = 2  # decoder blocks
     num_symbols: int = 8  # S: alphabet size (copy, reverse) or number base (addition)
-    randomized_positions: bool = False  # train (and test) on sorted random ids from 0 .. max_position - 1
+    randomized_positions: bool = False  # train (and test) on sorted random ids from 0 .. max_position - 1, drawn per example
     max_position: int | None = None  # M for randomized positions; None: tokens of the longest test example
     eval_examples: int = 256  # test examples per length
 
@@ -131,10 +140,11 @@ class LengthGenConfig:
         self.methods = tuple([self.methods] if isinstance(self.methods, str) else self.methods)
         if not self.methods: raise ValueError(f"methods must name at least one of {', '.join(map(repr, METHODS))}, got ()")
         for m in self.methods: _check_choice("method", m, METHODS)
-        for name in ("train_length", "steps", "batch_size", "d_model", "num_heads", "num_layers", "eval_examples"):
+        for name in ("train_length", "steps", "check_every", "heldout_examples", "batch_size", "d_model", "num_heads",
+                     "num_layers", "eval_examples"):
             _check_positive(name, getattr(self, name))
         N = self.train_length
-        if self.eval_lengths is None: self.eval_lengths = tuple(sorted({N, round(1.5 * N), 2 * N, 4 * N}))
+        if self.eval_lengths is None: self.eval_lengths = tuple(range(N, 2 * N + 1)) + (3 * N, 4 * N)
         self.eval_lengths = tuple(self.eval_lengths)
         for n in self.eval_lengths:
             if isinstance(n, bool) or not isinstance(n, int) or n < 1: raise ValueError(f"eval_lengths must be positive integers, got {self.eval_lengths!r}")
@@ -143,6 +153,9 @@ class LengthGenConfig:
         self.seeds = tuple(self.seeds)
         if not self.seeds or not all(isinstance(s, int) and s >= 0 for s in self.seeds):
             raise ValueError(f"seeds must be a non-empty tuple of non-negative integers, got {self.seeds!r}")
+        if self.criterion is not None and (isinstance(self.criterion, bool) or not isinstance(self.criterion, (int, float))
+                                           or not 0 < self.criterion <= 1):
+            raise ValueError(f"criterion must be None or a number in (0, 1], got {self.criterion!r}")
         if isinstance(self.num_symbols, bool) or not isinstance(self.num_symbols, int) or self.num_symbols < 2:
             raise ValueError(f"num_symbols must be an integer >= 2, got {self.num_symbols!r}")
         if not self.lr > 0: raise ValueError(f"lr must be positive, got {self.lr!r}")
@@ -176,8 +189,8 @@ def train_model(config: LengthGenConfig,  # the experiment
                 seed: int,  # fixes initial weights and training data
                 *,
                 device: str | torch.device | None = None,  # None: CUDA if available, else CPU
-               ) -> tuple[TinyTransformer, list[float]]:  # the trained model (eval mode) and the loss of every step
-    "Train one model on lengths 1 .. N; reproducible from `seed`."
+               ) -> tuple[TinyTransformer, dict]:  # the trained model (eval mode) and {"losses", "steps_run", "criterion_met", "checks"}
+    "Train one model on lengths 1 .. N until the criterion is met or `config.steps` run out; reproducible from `seed`."
     _check_choice("method", method, config.methods)
     device = pick_device(device)
     torch.manual_seed(seed)
@@ -185,11 +198,12 @@ def train_model(config: LengthGenConfig,  # the experiment
     model = build_model(config, method).to(device).train()
     opt = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=0.01)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: _schedule(s, config.steps))
-    losses = []
-    for _ in range(config.steps):
+    losses, checks, met = [], [], False
+    for step in range(1, config.steps + 1):
         n = int(torch.randint(1, config.train_length + 1, (1,), generator=g))
         tokens, start = make_batch(config.task, config.batch_size, n, num_symbols=config.num_symbols, generator=g)
-        pos = random_positions(tokens.shape[1], config.max_position, g).to(device) if config.randomized_positions else None
+        pos = (random_positions(tokens.shape[1], config.max_position, g, batch=config.batch_size).to(device)
+               if config.randomized_positions else None)  # (B, T): a draw per example
         tokens = tokens.to(device)
         logits = answer_logits(model, tokens, start, pos)  # (B, A, V)
         loss = F.cross_entropy(logits.reshape(-1, config.vocab_size), tokens[:, start:].reshape(-1))
@@ -197,9 +211,21 @@ def train_model(config: LengthGenConfig,  # the experiment
         nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step(); sched.step()
         losses.append(loss.item())
-    return model.eval(), losses
+        if config.criterion is not None and step % config.check_every == 0:
+            checks.append((step, heldout_accuracy(model, config, device=device))); model.train()
+            if checks[-1][1] >= config.criterion: met = True; break
+    return model.eval(), {"losses": losses, "steps_run": len(losses), "criterion_met": met, "checks": checks}
 
 # %% ../nbs/11_length_generalization.ipynb #f1d2ace2
+def _answers_right(model, config, tokens, start, generator, device):  # (B,) exact match and (B, A) token hits
+    T = tokens.shape[1]
+    pos = (random_positions(T, max(config.max_position, T), generator, batch=tokens.shape[0]).to(device)
+           if config.randomized_positions else None)  # (B, T): a draw per example
+    tokens = tokens.to(device)
+    logits = answer_logits(model.eval(), tokens, start, pos)  # (B, A, V)
+    hits = logits.argmax(-1) == tokens[:, start:]
+    return hits.all(1), hits
+
 @torch.no_grad()
 def evaluate(model: nn.Module,  # a trained model
              config: LengthGenConfig,  # the experiment (task, symbols, test-set size, position switch)
@@ -209,16 +235,24 @@ def evaluate(model: nn.Module,  # a trained model
             ) -> dict:  # {"exact_match": fraction, "token_accuracy": fraction}
     "Exact-match and per-token accuracy on a fixed test set of length `n`."
     _check_positive("length", length)
-    device = pick_device(device)
     g = torch.Generator().manual_seed(10_000 + length)  # same test set for every method and seed
     tokens, start = make_batch(config.task, config.eval_examples, length, num_symbols=config.num_symbols, generator=g)
-    T = tokens.shape[1]
-    pos = random_positions(T, max(config.max_position, T), g).to(device) if config.randomized_positions else None
-    tokens = tokens.to(device)
-    logits = answer_logits(model.eval(), tokens, start, pos)  # (B, A, V)
-    answers = tokens[:, start:]
-    return {"exact_match": exact_match(logits, answers).float().mean().item(),
-            "token_accuracy": (logits.argmax(-1) == answers).float().mean().item()}
+    exact, hits = _answers_right(model, config, tokens, start, g, pick_device(device))
+    return {"exact_match": exact.float().mean().item(), "token_accuracy": hits.float().mean().item()}
+
+@torch.no_grad()
+def heldout_accuracy(model: nn.Module,  # the model being trained
+                     config: LengthGenConfig,
+                     *,
+                     device: str | torch.device | None = None,
+                    ) -> float:  # exact match over all held-out examples
+    "Exact match on `config.heldout_examples` examples of every length 1 .. N, drawn apart from the training stream."
+    right = []
+    for n in range(1, config.train_length + 1):
+        g = torch.Generator().manual_seed(20_000 + n)  # neither the training stream (seed) nor a test set (10_000 + n)
+        tokens, start = make_batch(config.task, config.heldout_examples, n, num_symbols=config.num_symbols, generator=g)
+        right.append(_answers_right(model, config, tokens, start, g, pick_device(device))[0])
+    return torch.cat(right).float().mean().item()
 
 # %% ../nbs/11_length_generalization.ipynb #3429cad8
 class ProgressLine:
@@ -246,12 +280,16 @@ class ProgressLine:
 def _run_one(config: LengthGenConfig, method: str, seed: int, device: str | None, threads: int | None) -> dict:
     if threads is not None: torch.set_num_threads(threads)
     t0 = time.time()
-    model, losses = train_model(config, method, seed, device=device)
+    model, info = train_model(config, method, seed, device=device)
     train_time = time.time() - t0
+    losses = info["losses"]
     scores = {n: evaluate(model, config, n, device=device) for n in config.eval_lengths}
     blocks = [sum(losses[k:k + 10]) / len(losses[k:k + 10]) for k in range(0, len(losses), 10)]
-    return {"method": method, "seed": seed, "train_time_s": round(train_time, 2),
-            "losses": [round(v, 4) for v in blocks], "loss_every": 10,
+    return {"task": config.task, "method": method, "seed": seed, "train_length": config.train_length,
+            "randomized_positions": config.randomized_positions, "max_position": config.max_position,
+            "step_cap": config.steps, "steps_run": info["steps_run"], "criterion": config.criterion,
+            "criterion_met": info["criterion_met"], "checks": [[s, round(a, 4)] for s, a in info["checks"]],
+            "train_time_s": round(train_time, 2), "losses": [round(v, 4) for v in blocks], "loss_every": 10,
             "exact_match": {str(n): s["exact_match"] for n, s in scores.items()},
             "token_accuracy": {str(n): s["token_accuracy"] for n, s in scores.items()}}
 
@@ -297,75 +335,113 @@ def run_experiment(config: LengthGenConfig,  # what to run
 RESULTS_FILE = "length_generalization.json"
 
 def results_path(name: str = RESULTS_FILE) -> Path:
-    "Where the package keeps saved results: relpos_lessons/data/<name>."
+    "Where the installed package keeps its shipped results: relpos_lessons/data/<name> (read them with `load_results`)."
     return Path(relpos_lessons.__file__).parent / "data" / name
 
 def load_results(path: str | Path | None = None) -> dict:
-    "Saved results: the package's copy by default, or `path`."
+    "Saved results: the package's shipped copy by default, or `path`."
     if path is None:
         from importlib.resources import files
         return json.loads((files("relpos_lessons") / "data" / RESULTS_FILE).read_text())
     return json.loads(Path(path).read_text())
 
-def save_results(results: dict, path: str | Path | None = None) -> Path:
-    "Write `results` as JSON (default: the package's data file); return the path."
-    path = Path(path) if path is not None else results_path()
+def save_results(results: dict, path: str | Path) -> Path:
+    "Write `results` as JSON to `path` (a path is required: nothing rewrites the shipped file by default); return it."
+    if path is None: raise ValueError("path must be a file path of your choice, got None")
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(results, indent=1))
+    path.write_text(json.dumps(results, separators=(",", ":")))  # compact: 240 runs with their losses
     return path
 
 # %% ../nbs/11_length_generalization.ipynb #7e2311e3
-SAVED_METHODS = tuple(m for m in METHODS if m != "shaw")  # the saved file: every method but Shaw's scalar bias
-FULL_RUN = {  # name -> config of the saved experiment
-    "copy": LengthGenConfig(task="copy", methods=SAVED_METHODS),
-    "reverse": LengthGenConfig(task="reverse", methods=SAVED_METHODS),
-    "copy, randomized positions": LengthGenConfig(task="copy", methods=SAVED_METHODS, randomized_positions=True),
+FULL_RUN = {  # name -> config of the shipped experiment: every method, 5 seeds, trained to 99% held-out exact match at <= N
+    "copy": LengthGenConfig(task="copy"),
+    "reverse": LengthGenConfig(task="reverse"),
+    "addition": LengthGenConfig(task="addition", train_length=4),
+    "copy, cap 1000 steps": LengthGenConfig(task="copy", steps=1000),  # the budget sweep: 3000 (above) against 1000 steps
+    "copy, randomized, M = 49": LengthGenConfig(task="copy", randomized_positions=True),  # M: tokens of the 4N test
+    "copy, randomized, M = 196": LengthGenConfig(task="copy", randomized_positions=True, max_position=196),  # 4x wider
 }
 
-def run_full(*, workers: int = 2, threads: int = 1, device: str | None = None, path: str | Path | None = None) -> dict:
-    "Run every experiment of FULL_RUN and save the results (default: the package's data file)."
+def run_full(path: str | Path,  # where to write the results (required)
+             *, workers: int = 2, threads: int = 1, device: str | None = None, names=None) -> dict:
+    "Run the experiments of FULL_RUN (or those in `names`) and save the results to `path`."
+    names = list(FULL_RUN) if names is None else list(names)
+    for n in names: _check_choice("names", n, tuple(FULL_RUN))
     t0 = time.time()
-    experiments = {name: run_experiment(cfg, device=device, workers=workers, threads=threads) for name, cfg in FULL_RUN.items()}
+    experiments = {n: run_experiment(FULL_RUN[n], device=device, workers=workers, threads=threads) for n in names}
     results = {"experiments": experiments, "wall_time_s": round(time.time() - t0, 1), "cpu_count": os.cpu_count()}
     save_results(results, path)
     return results
 
 # %% ../nbs/11_length_generalization.ipynb #3f94d559
+T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
+         12: 2.179, 15: 2.131, 20: 2.086, 30: 2.042}  # Student's t, 97.5% quantile, by degrees of freedom
+
+def interval95(values) -> tuple[float, float, float]:
+    "Mean and 95% confidence interval (Student's t over the values, clipped to [0, 1]); (mean, nan, nan) for one value."
+    v = [float(x) for x in values]
+    if not v: raise ValueError("values must be non-empty, got []")
+    k, mean = len(v), sum(v) / len(v)
+    if k == 1: return mean, math.nan, math.nan
+    sd = math.sqrt(sum((x - mean) ** 2 for x in v) / (k - 1))
+    t = T_975[max(d for d in T_975 if d <= k - 1)] if k - 1 <= 30 else 1.96  # a table gap takes the next smaller df: wider
+    half = t * sd / math.sqrt(k)
+    return mean, max(0.0, mean - half), min(1.0, mean + half)
+
 def summarize(record: dict,  # one experiment from run_experiment
               metric: str = "exact_match",  # "exact_match" or "token_accuracy"
-             ) -> dict:  # {method: {length: {"mean", "min", "max", "values"}}}
-    "Mean, min and max over seeds of `metric`, per method and test length."
+              *,
+              met_only: bool = True,  # only the runs that met the criterion (compare extrapolation among trained models)
+             ) -> dict:  # {method: {length: {"mean", "lo", "hi", "values"}}}; methods with no such run are left out
+    "Mean and 95% interval over seeds of `metric`, per method and test length."
     _check_choice("metric", metric, ("exact_match", "token_accuracy"))
     out = {}
     for run in record["runs"]:
+        if met_only and not run.get("criterion_met", True): continue
         for n, v in run[metric].items():
             out.setdefault(run["method"], {}).setdefault(int(n), []).append(v)
-    return {m: {n: {"mean": sum(v) / len(v), "min": min(v), "max": max(v), "values": v} for n, v in d.items()} for m, d in out.items()}
+    return {m: {n: dict(zip(("mean", "lo", "hi"), interval95(v)), values=v) for n, v in d.items()} for m, d in out.items()}
 
-def results_table(record: dict, metric: str = "exact_match") -> str:
-    "A markdown table: one row per method, `mean (min-max)` over seeds per test length, in percent."
-    s, N = summarize(record, metric), record["config"]["train_length"]
-    lengths = sorted(next(iter(s.values())))
-    head = "| method | " + " | ".join(f"n = {n} ({n / N:g}x)" for n in lengths) + " |"
-    rows = [f"| {m} | " + " | ".join(f"{100 * c[n]['mean']:.1f} ({100 * c[n]['min']:.0f}-{100 * c[n]['max']:.0f})" for n in lengths) + " |"
-            for m, c in s.items()]
-    return "\n".join([head, "|---" * (len(lengths) + 1) + "|"] + rows)
+def criterion_counts(record: dict) -> dict:
+    "{method: (runs that met the criterion, runs)} and the median steps they needed: {method: {'met', 'runs', 'median_steps'}}."
+    out = {}
+    for run in record["runs"]:
+        o = out.setdefault(run["method"], {"met": 0, "runs": 0, "steps": []})
+        o["runs"] += 1
+        if run["criterion_met"]: o["met"] += 1; o["steps"].append(run["steps_run"])
+    return {m: {"met": o["met"], "runs": o["runs"], "median_steps": sorted(o["steps"])[len(o["steps"]) // 2] if o["steps"] else None}
+            for m, o in out.items()}
+
+def _pct(c): return f"{100 * c['mean']:.0f} [{100 * c['lo']:.0f}, {100 * c['hi']:.0f}]" if not math.isnan(c["lo"]) else f"{100 * c['mean']:.0f}"
+
+def results_table(record: dict, metric: str = "exact_match", lengths=None, *, met_only: bool = True) -> str:
+    "A markdown table: per method, runs that met the criterion, then `mean [95% interval]` in percent per test length (met_only: over those runs; else all runs)."
+    counts, s, N = criterion_counts(record), summarize(record, metric, met_only=met_only), record["config"]["train_length"]
+    lengths = lengths or record["config"]["eval_lengths"]
+    head = "| method | met | " + " | ".join(f"n = {n} ({n / N:.3g}x)" for n in lengths) + " |"
+    rows = [f"| {m} | {c['met']}/{c['runs']} | " + " | ".join(_pct(s[m][n]) if m in s else "-" for n in lengths) + " |"
+            for m, c in counts.items()]
+    return "\n".join([head, "|---" * (len(lengths) + 2) + "|"] + rows)
 
 # %% ../nbs/11_length_generalization.ipynb #98726c2f
 def draw_length_curves(ax,  # a matplotlib Axes
                        record: dict,  # one experiment from run_experiment
-                       methods=None,  # methods to show; None: all in the record
+                       methods=None,  # methods to show; None: all with a run to average
                        metric: str = "exact_match",
-                       title: str | None = None):
-    "Mean accuracy against test length, one line per method, with the min-max band over seeds."
-    s = summarize(record, metric)
+                       title: str | None = None,
+                       *,
+                       met_only: bool = True):  # True: the runs that met the criterion; False: all runs
+    "Mean accuracy against test length (over the runs that met the criterion, or all runs), one line per method, with the 95% band."
+    s = summarize(record, metric, met_only=met_only)
     methods = [m for m in (methods or list(s)) if m in s]
-    lengths = sorted(next(iter(s.values())))
+    lengths = sorted(record["config"]["eval_lengths"])
     curves = {m: [s[m][n]["mean"] for n in lengths] for m in methods}
+    styles = {m: dict(color=f"C{METHODS.index(m) % 10}" if m in METHODS else None, marker="o", markersize=3) for m in methods}
     draw_curves(ax, lengths, curves, xlabel="test length n (symbols)", ylabel=metric.replace("_", " "), title=title,
-                vlines=[record["config"]["train_length"]])
+                vlines=[record["config"]["train_length"]], styles=styles)  # one colour per method in every panel
     for line, m in zip(ax.lines, methods):
-        ax.fill_between(lengths, [s[m][n]["min"] for n in lengths], [s[m][n]["max"] for n in lengths], color=line.get_color(), alpha=0.15)
-        line.set_marker("o")
+        lo, hi = ([s[m][n][k] for n in lengths] for k in ("lo", "hi"))
+        if not any(math.isnan(v) for v in lo): ax.fill_between(lengths, lo, hi, color=line.get_color(), alpha=0.15)
     ax.set_ylim(-0.03, 1.03)
     return curves
