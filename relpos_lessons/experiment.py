@@ -366,6 +366,7 @@ FULL_RUN = {  # name -> config of the shipped experiment: every method, 5 seeds,
 def run_full(path: str | Path,  # where to write the results (required)
              *, workers: int = 2, threads: int = 1, device: str | None = None, names=None) -> dict:
     "Run the experiments of FULL_RUN (or those in `names`) and save the results to `path`."
+    if path is None: raise ValueError("path must be a file path of your choice, got None")  # before hours of training
     names = list(FULL_RUN) if names is None else list(names)
     for n in names: _check_choice("names", n, tuple(FULL_RUN))
     t0 = time.time()
