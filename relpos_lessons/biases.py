@@ -63,7 +63,7 @@ def t5_bucket(relative_position: torch.Tensor,  # integer tensor of relative dis
               num_buckets: int = 32,  # total number of buckets
               max_distance: int = 128,  # distances at or beyond this share the last bucket
              ) -> torch.Tensor:  # int64, same shape, values in [0, num_buckets)
-    "T5's bucket of each relative distance j - i (the Mesh TensorFlow / HF T5 formula, logs in float64: their float32 logs can give one bucket more at exact log boundaries)."
+    "T5's bucket of each distance j - i: Mesh TensorFlow's formula, logarithm in float32 as in the originals (and so the buckets of pretrained T5 checkpoints)."
     if not isinstance(relative_position, torch.Tensor) or relative_position.is_floating_point() or relative_position.is_complex():
         raise ValueError(f"relative_position must be an integer tensor of distances j - i, got {relative_position!r:.60}")
     n = num_buckets // 2 if bidirectional else num_buckets  # buckets for one side
@@ -80,7 +80,7 @@ def t5_bucket(relative_position: torch.Tensor,  # integer tensor of relative dis
     else:
         offset = torch.zeros_like(r)
         d = (-r).clamp(min=0)  # i - j for keys at or before the query; 0 for keys after it
-    log_ratio = torch.log(d.double().clamp(min=1) / max_exact) / math.log(max_distance / max_exact)
+    log_ratio = torch.log(d.float().clamp(min=1) / max_exact) / math.log(max_distance / max_exact)  # float32, as the originals
     large = (max_exact + (log_ratio * (n - max_exact)).long()).clamp(max=n - 1)
     return offset + torch.where(d < max_exact, d, large)
 

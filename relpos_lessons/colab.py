@@ -59,7 +59,6 @@ def setup_cell_source(cfg: dict) -> str:
     return "\n".join([
         "#| hide",
         f"{SETUP_MARK}: installs the course package when this notebook runs in Google Colab; elsewhere it does nothing.",
-        "# Generated from settings.ini by relpos_lessons.colab (run `relpos-colab-sync` after editing settings.ini).",
         "import os, subprocess, sys, tempfile",
         "if 'google.colab' in sys.modules or 'COLAB_RELEASE_TAG' in os.environ:",
         "    from importlib.metadata import version",

@@ -125,13 +125,14 @@ class FIRE(RelativeBias):
 
     def _triangle(self, lo: int, hi: int, k: int, mlp: nn.Sequential, c, L) -> torch.Tensor:  # (heads, hi - lo, k)
         "Rows lo .. hi-1 over keys 0 .. k-1 with the past formula, 0 for j > i: a Toeplitz block for rows i <= L, then chunks of rows (keys j < chunk end only)."
-        d = torch.arange(k, device=c.device)
-        v = self._mlp(self._input(d, d.new_zeros(()), c, L), mlp)  # (heads, k): rows i <= L see psi(d) / psi(L) only
         rows = max(1, self.chunk_elements // (self.mlp_width * k))
         top, Lf = lo, None  # rows lo .. top-1 have i <= L: spread from v (eager only: top depends on L's value)
         if not torch.compiler.is_compiling():
             Lf = L.item()
             if Lf >= lo: top = min(hi, math.floor(Lf) + 1)
+        if Lf is None or top > lo:  # v is needed only for rows i <= L (a decoding step past L skips it)
+            d = torch.arange(k, device=c.device)
+            v = self._mlp(self._input(d, d.new_zeros(()), c, L), mlp)  # (heads, k): rows i <= L see psi(d) / psi(L) only
         block = lambda: toeplitz(torch.cat([v[:, :top].flip(-1), v.new_zeros(self.num_heads, top - lo - 1)], -1), top - lo, top)
         if top == k: return block()  # every row i <= L: the block is the whole result (j - i from 1-top to top-lo-1)
         out = torch.empty(self.num_heads, hi - lo, k, dtype=c.dtype, device=c.device)

@@ -27,7 +27,7 @@ class DecoderBlock(nn.Module):
                                                position=position, position_kwargs=position_kwargs)
         self.ff = nn.Sequential(nn.Linear(d_model, d_ff), nn.GELU(), nn.Linear(d_ff, d_model), nn.Dropout(dropout))
 
-    def forward(self, x, *, causal=True, positions=None, key_padding_mask=None, kv_cache=None):  # x (B, L, d_model)
+    def forward(self, x, *, causal=True, positions=None, key_padding_mask=None, kv_cache=None):  # x (B, T, d_model)
         h = self.ln1(x)
         x = x + self.attn(h, h, h, key_padding_mask, False, is_causal=causal, positions=positions, kv_cache=kv_cache)[0]
         return x + self.ff(self.ln2(x))
@@ -73,34 +73,34 @@ class TinyTransformer(nn.Module):
         self.head = nn.Linear(d_model, vocab_size)
 
     def forward(self,
-                tokens: torch.Tensor,  # (B, L) int64 token ids
-                positions: torch.Tensor | None = None,  # (L,) or (B, L) integer positions; default 0 .. L-1 (after the cache)
-                key_padding_mask: torch.Tensor | None = None,  # (B, L) bool, True = padding
+                tokens: torch.Tensor,  # (B, T) int64 token ids
+                positions: torch.Tensor | None = None,  # (T,) or (B, T) integer positions; default 0 .. T-1 (after the cache)
+                key_padding_mask: torch.Tensor | None = None,  # (B, T) bool, True = padding
                 *,
                 kv_caches: list[KVCache] | None = None,  # decoding: one KVCache per block, extended in place
-               ) -> torch.Tensor:  # (B, L, vocab_size) next-token logits
+               ) -> torch.Tensor:  # (B, T, vocab_size) next-token logits
         "Next-token logits for every position."
         self._check_tokens(tokens)
-        L = tokens.shape[1]
+        T = tokens.shape[1]
         if kv_caches is not None and (not isinstance(kv_caches, (list, tuple)) or len(kv_caches) != len(self.blocks)
                                       or not all(isinstance(c, KVCache) for c in kv_caches)):
             raise ValueError(f"kv_caches must be a list of {len(self.blocks)} KVCache (one per block), got {kv_caches!r:.80}")
-        if positions is not None: positions = check_positions(positions, L)  # (1 or B, L)
+        if positions is not None: positions = check_positions(positions, T)  # (1 or B, T)
         if key_padding_mask is not None and (not isinstance(key_padding_mask, torch.Tensor) or key_padding_mask.dtype != torch.bool
                                              or tuple(key_padding_mask.shape) != tuple(tokens.shape)):
             raise ValueError(f"key_padding_mask must be a bool tensor shaped (batch, length) = {tuple(tokens.shape)}, got "
                              f"{tuple(key_padding_mask.shape) if isinstance(key_padding_mask, torch.Tensor) else key_padding_mask!r}")
-        x = self.embed(tokens)  # (B, L, d_model)
+        x = self.embed(tokens)  # (B, T, d_model)
         if self.position_kind == "absolute":
             ids = positions if positions is not None else (
-                kv_caches[0].next_positions(L, tokens.device) if kv_caches is not None else torch.arange(L, device=tokens.device)[None])
-            table = sinusoidal_encoding(int(ids.max()) + 1 if L else 0, self.d_model, **self.absolute_kwargs).to(x)
-            x = x + table[ids]  # (1 or B, L, d_model), broadcast over the batch
+                kv_caches[0].next_positions(T, tokens.device) if kv_caches is not None else torch.arange(T, device=tokens.device)[None])
+            table = sinusoidal_encoding(int(ids.max()) + 1 if T else 0, self.d_model, **self.absolute_kwargs).to(x)
+            x = x + table[ids]  # (1 or B, T, d_model), broadcast over the batch
         for i, block in enumerate(self.blocks):
             x = block(x, causal=self.causal, positions=positions, key_padding_mask=key_padding_mask,
                       kv_cache=None if kv_caches is None else kv_caches[i])
             if key_padding_mask is not None: x = x.masked_fill(key_padding_mask[..., None], 0.0)  # pad rows: 0, never NaN
-        return self.head(self.ln_f(x))  # (B, L, vocab)
+        return self.head(self.ln_f(x))  # (B, T, vocab)
 
     def _check_tokens(self, tokens):
         if not isinstance(tokens, torch.Tensor) or tokens.ndim != 2 or tokens.dtype != torch.long:

@@ -110,7 +110,7 @@ def rope_frequencies(head_dim: int,  # D, even: the features of one head
     return (1 - ramp) * theta + ramp * theta / s, attention
 
 # %% ../nbs/03a_rope_scaling.ipynb #33ce9462
-XPOS_SCALE_BASE = 512.0  # B in Sun et al. 2022 (and x-transformers)
+XPOS_SCALE_BASE = 512.0  # the scale base (κ in this lesson; scale_base in x-transformers and torchscale)
 
 def xpos_zeta(head_dim: int,  # D
               gamma: float = 0.4,  # xPos's gamma
@@ -132,7 +132,7 @@ def rope_rates_and_amplitude(head_dim: int,  # D
                              base: float = 10000.0,  # b
                              scaling=None,  # None or a RoPE scaling, see `rope_frequencies`
                              rates=None,  # None or (D/2,) rates per pair; not with `scaling`
-                             xpos=None,  # None / False, True (B = 512) or a scale base B
+                             xpos=None,  # None / False, True (κ = 512) or a scale base κ
                              role: str | None = None,  # "query" or "key"; needed with xpos
                             ) -> tuple[torch.Tensor, torch.Tensor | None]:  # rates (D/2,), amplitude (L, D/2) / (1, D/2) / None
     "The rates `apply_rope` rotates by, and the factor it then multiplies each row and pair by (None: 1)."
@@ -148,7 +148,7 @@ def rope_rates_and_amplitude(head_dim: int,  # D
     scale_base = _xpos_scale_base(xpos)
     if scale_base is None:
         return rate, None if attention == 1.0 else torch.full((1, head_dim // 2), attention, dtype=torch.float64)
-    if role is None: raise ValueError("xpos needs role='query' or role='key' (queries grow and keys shrink per pair), got role=None")
+    if role is None: raise ValueError("xpos needs role='query' or role='key' (queries shrink and keys grow with position, per pair), got role=None")
     sign = 1.0 if role == "query" else -1.0
     exponent = sign * positions.to(torch.float64)[:, None] / scale_base  # (L, 1)
     return rate, attention * xpos_zeta(head_dim).to(positions.device) ** exponent  # (L, D/2)
