@@ -51,13 +51,13 @@ def gallery_bias(method: str,  # one of GALLERY_METHODS
     torch.manual_seed(seed)
     with torch.no_grad():
         if method == "sinusoidal":
-            pe = sinusoidal_encoding(length, 2 * param, dtype=torch.float64)  # (L, d)
+            pe = sinusoidal_encoding(length, 2 * param, dtype=torch.float64)  # (length, D)
             return pe @ pe.T, False
         if method == "rope":
             q, k = torch.randn(2, 32, dtype=torch.float64)
             pos = torch.arange(length)
             qs, ks = apply_rope(q.expand(length, 32), pos, base=10 ** (param / 16)), apply_rope(k.expand(length, 32), pos, base=10 ** (param / 16))
-            return qs @ ks.T, False  # (L, L): rotated q at i, rotated k at j
+            return qs @ ks.T, False  # (length, length): rotated q at i, rotated k at j
         if method == "shaw": return ShawRelativeBias(1, max_distance=param)(length, length)[0, 0].double(), False
         if method == "t5":
             nb = max(4, 2 * param)
