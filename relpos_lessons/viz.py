@@ -118,6 +118,40 @@ def _cmap(name):
     cm.set_bad("0.8")  # masked entries: light grey
     return cm
 
+# %% ../nbs/90_viz.ipynb #51465ff8
+_RECYCLE = [None]  # while a panel recomputes: its figures by layout, {key: Figure} (see `Panel.update`)
+
+def _remember(fig, key, axes):
+    "Mark `fig` as reusable for layout `key`: keep its grid axes, their places and the figure's margins."
+    fig._lesson_key, fig._lesson_axes = key, list(axes)
+    fig._lesson_places = [(ax.get_subplotspec(), ax.get_position(original=True).frozen()) for ax in axes]
+    fig._lesson_size = tuple(fig.get_size_inches())
+    fig._lesson_pars = {k: getattr(fig.subplotpars, k) for k in ("left", "right", "bottom", "top", "wspace", "hspace")}
+
+def _keep_ticks(): pass  # stands in for `Axis.reset_ticks` while a reused axes is cleared
+
+def _take_recycled(key):
+    "A figure the recomputing panel drew before with layout `key`, emptied; otherwise None."
+    fig = None if _RECYCLE[0] is None else _RECYCLE[0].pop(key, None)
+    if fig is None: return None
+    keep = fig._lesson_axes
+    for ax in list(fig.axes):
+        if not any(ax is k for k in keep): fig.delaxes(ax)  # colour bars, twins, inset axes
+    fig.set_size_inches(fig._lesson_size)
+    for ax, (spec, box) in zip(keep, fig._lesson_places):
+        for a in (ax.xaxis, ax.yaxis): a.reset_ticks = _keep_ticks  # tick objects are the costly part of a new figure
+        try: ax.cla()
+        finally:
+            for a in (ax.xaxis, ax.yaxis): del a.reset_ticks
+        if spec is not None: ax.set_subplotspec(spec)
+        ax.set_position(box, which="both")
+        ax.set_visible(True); ax.set_axis_on()
+    fig.subplots_adjust(**fig._lesson_pars)  # `tight_layout` may have moved them
+    for art in [*fig.texts, *fig.legends, *fig.patches, *fig.lines, *fig.images]: art.remove()
+    for name in ("_suptitle", "_supxlabel", "_supylabel"):
+        if getattr(fig, name, None) is not None: getattr(fig, name).remove(); setattr(fig, name, None)
+    return fig
+
 # %% ../nbs/90_viz.ipynb #f9fbcc04
 def heatmap_figure(bias,  # (q, k), (heads, q, k) or (1, heads, q, k)
                    *,
@@ -140,17 +174,21 @@ def heatmap_figure(bias,  # (q, k), (heads, q, k) or (1, heads, q, k)
     titled = arr.shape[0] > 1 or head_titles is not None
     top_in = (0.45 if sup else 0.12) + (0.25 if titled else 0.0)  # room above the axes, in inches
     w, h = panel_size * heads + 1.3, panel_size + top_in
-    fig = LessonFigure(figsize=(w, h))
-    # fixed margins in inches (cheaper than a layout engine, which matters for slider latency)
     bottom, top = 0.5 / h, 1 - top_in / h
-    fig.subplots_adjust(left=0.65 / w, right=1 - 1.0 / w, bottom=bottom, top=top, wspace=0.3)
-    axes = fig.subplots(1, heads, squeeze=False)[0]
+    fig = _take_recycled(("heatmap", heads, w, h))
+    if fig is None:
+        fig = LessonFigure(figsize=(w, h))
+        # fixed margins in inches (cheaper than a layout engine, which matters for slider latency)
+        fig.subplots_adjust(left=0.65 / w, right=1 - 1.0 / w, bottom=bottom, top=top, wspace=0.3)
+        axes = list(fig.subplots(1, heads, squeeze=False)[0])
+        _remember(fig, ("heatmap", heads, w, h), axes + [fig.add_axes([1 - 0.85 / w, bottom, 0.15 / w, top - bottom])])
+    *axes, cax = fig._lesson_axes
     for hd, ax in enumerate(axes):
         ht = head_titles[hd] if head_titles is not None else (f"head {hd}" if arr.shape[0] > 1 else None)
         im = draw_heatmap(ax, arr[hd], vmax=m, boundary=boundary, mask=mask, annotate=annotate,
                           title=ht, labels=(hd == 0))
         if hd > 0: ax.set_xlabel("key position j")
-    fig.colorbar(im, cax=fig.add_axes([1 - 0.85 / w, bottom, 0.15 / w, top - bottom]))
+    fig.colorbar(im, cax=cax)
     if sup: fig.suptitle(sup, fontsize=11)
     return fig
 
@@ -213,15 +251,17 @@ class Panel:
                  render=None,  # bias -> Figure; default `heatmap_figure`
                  dpi: int = 80,  # PNG resolution
                  columns: int = 2,  # controls per row
+                 recycle: bool = True,  # offer the previous figure to `heatmap_figure` / `subplots_figure` (faster redraws)
                 ):
         if not callable(fn): raise ValueError(f"fn must be callable, got {type(fn).__name__}")
-        self.fn, self.render, self.dpi = fn, (render or heatmap_figure), dpi
+        self.fn, self.render, self.dpi, self.recycle = fn, (render or heatmap_figure), dpi, recycle
         self.controls = {name: make_control(name, spec) for name, spec in controls.items()}
         # natural size, never wider than the output area (a stretched PNG is blurry and distorted)
         self.image = widgets.Image(format="png", layout=widgets.Layout(
             width="auto", height="auto", max_width="100%", align_self="flex-start", object_fit="contain"))
         self.message = widgets.HTML(value="")
         self.data, self.figure, self.png, self.error, self.updates = None, None, b"", None, 0
+        self._figures = {}  # layout key -> a figure drawn before, offered back on the next update
         self.initial, self._holding = self.values, False  # what `reset` returns to
         names = list(self.controls.values())
         rows = [widgets.HBox(names[k:k + columns]) for k in range(0, len(names), columns)]
@@ -236,8 +276,15 @@ class Panel:
 
     def update(self):
         "Recompute, re-render and show; raises on error."
-        out = self.fn(**self.values)
-        fig = out if isinstance(out, Figure) else self.render(out)
+        _RECYCLE[0] = self._figures if self.recycle else None
+        try:
+            out = self.fn(**self.values)
+            fig = out if isinstance(out, Figure) else self.render(out)
+        finally: _RECYCLE[0] = None
+        key = getattr(fig, "_lesson_key", None)
+        if self.recycle and key is not None:  # keep the last few layouts (a slider may change the figure's size)
+            self._figures.pop(key, None); self._figures[key] = fig
+            while len(self._figures) > 4: self._figures.pop(next(iter(self._figures)))
         png = figure_png(fig, self.dpi)
         self.data, self.figure, self.png = out, fig, png
         self.image.value = png
@@ -261,9 +308,12 @@ class Panel:
             self.error = e
             self.message.value = f"<span style='color:#b00020'>{html.escape(type(e).__name__ + ': ' + str(e))}</span>"
 
-    def _ipython_display_(self):
-        from IPython.display import display
-        display(self.widget)
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        "The live widget where the front end runs widgets; its current picture where it cannot (a static page, a converted notebook)."
+        import base64
+        return {"application/vnd.jupyter.widget-view+json": {"version_major": 2, "version_minor": 0, "model_id": self.widget.model_id},
+                "image/png": base64.b64encode(self.png).decode("ascii"),
+                "text/plain": f"Panel({', '.join(f'{k}={v!r}' for k, v in self.values.items())})"}
 
 # %% ../nbs/90_viz.ipynb #7cb6955f
 def subplots_figure(ncols: int = 2, nrows: int = 1, *, width: float = 4.0, height: float = 3.2,
@@ -271,6 +321,9 @@ def subplots_figure(ncols: int = 2, nrows: int = 1, *, width: float = 4.0, heigh
                    ):
     "A pyplot-free `LessonFigure` with a grid of axes and fixed margins in inches; returns (fig, axes as a flat list)."
     W, H = width * ncols, height * nrows
+    key = ("subplots", ncols, nrows, width, height, gap)
+    fig = _take_recycled(key)
+    if fig is not None: return fig, list(fig._lesson_axes)
     fig = LessonFigure(figsize=(W, H))
     left, right, bottom, top = 0.75, 0.55, 0.6, 0.4  # inches: tick labels, axis labels, a title and a colour bar fit
     axw = (W - left - right - (ncols - 1) * gap) / ncols
@@ -278,5 +331,6 @@ def subplots_figure(ncols: int = 2, nrows: int = 1, *, width: float = 4.0, heigh
     # fixed margins cost nothing, where `tight_layout` measures every label: panels redraw faster
     fig.subplots_adjust(left=left / W, right=1 - right / W, bottom=bottom / H, top=1 - top / H,
                         wspace=gap / max(axw, 0.1), hspace=gap / max(axh, 0.1))
-    axes = fig.subplots(nrows, ncols, squeeze=False)
-    return fig, list(axes.ravel())
+    axes = list(fig.subplots(nrows, ncols, squeeze=False).ravel())
+    _remember(fig, key, axes)
+    return fig, list(axes)

@@ -1,5 +1,6 @@
 """A real browser moves every panel of every lesson: Voila serves the lessons on 127.0.0.1 from a copy outside
-the repository (cells flagged `#| slow` / `#| notest` removed, as the tests skip them), Debian's headless Chromium
+the repository (cells flagged `#| slow` / `#| notest` removed, as the tests skip them, and the cells tagged
+`check-only`: assertions that display nothing, already run by the lesson run; see CHECK_ONLY), Debian's headless Chromium
 (driven by Playwright, no browser download) opens each lesson, moves each panel's first control as a reader would,
 and that panel's picture must change. No page may show a figure as text (`<Figure ...>`), and no picture may be
 displayed larger than its natural size. The test starts and stops the server itself."""
@@ -50,12 +51,17 @@ def _unavailable(why):
     pytest.skip(why)
 
 
+CHECK_ONLY = "check-only"  # cell tag: an expensive check (torch.compile, a training run) that displays no picture or widget;
+# the lesson run executes it and tests/test_display.py checks that it shows nothing, so Voila need not run it again
+
+
 def _voila_copy(folder: Path):
-    "Copy the lessons into `folder` without the cells the tests skip (slow cells must not run in Voila)."
+    "Copy the lessons into `folder` without the cells the tests skip (slow cells must not run in Voila) or check-only cells."
     flags = settings().get("tst_flags", "").split()
     for name in LESSONS:
         nb = json.loads((ROOT / "nbs" / name).read_text())
-        nb["cells"] = [c for c in nb["cells"] if not (c["cell_type"] == "code" and skipped("".join(c["source"]), set(flags), set()))]
+        nb["cells"] = [c for c in nb["cells"] if not (c["cell_type"] == "code" and (
+            skipped("".join(c["source"]), set(flags), set()) or CHECK_ONLY in c.get("metadata", {}).get("tags", [])))]
         (folder / name).write_text(json.dumps(nb))
 
 

@@ -58,3 +58,16 @@ def test_panels_store_their_widget_state(executed_notebooks):
 def test_lessons_leave_no_hypothesis_database_in_the_readers_folder(lesson_run):
     left = [l for l in lesson_run[1].splitlines() if "left in the reader's folder" in l and ".hypothesis" in l]
     assert not left, "\n".join(left)
+
+
+def test_check_only_cells_show_no_picture_or_widget(executed_notebooks):
+    "Cells tagged `check-only` are left out of the browser test's Voila run: they may not display what a reader sees."
+    tagged = 0
+    for name, path in executed_notebooks.items():
+        for k, cell in enumerate(json.loads(path.read_text())["cells"]):
+            if "check-only" not in cell.get("metadata", {}).get("tags", []): continue
+            tagged += 1
+            for out in cell.get("outputs", []):
+                shown = set(out.get("data", {})) - {"text/plain"}
+                assert out.get("output_type") != "error" and not shown, f"{name} cell {k} is tagged check-only but shows {shown or out}"
+    assert tagged > 0

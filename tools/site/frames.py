@@ -97,16 +97,20 @@ def frozen(name: str, w):
                         tooltip=tip)
 
 
-def render_frame(panel, values: dict):
-    "The picture `panel` shows for `values`, as a widget (an Image, or the error message the panel would show)."
+def render_frame(panel, values: dict, pool: dict | None = None):
+    """The picture `panel` shows for `values`, as a widget (an Image, or the error message the panel would show).
+    `pool` ({layout: Figure}) lets consecutive frames reuse figures, as the live panel does (`viz.Panel.update`)."""
     from matplotlib.figure import Figure
-    from relpos_lessons.viz import figure_png
+    from relpos_lessons import viz
+    viz._RECYCLE[0] = pool
     try:
         out = panel.fn(**values)
         fig = out if isinstance(out, Figure) else panel.render(out)
-        png = figure_png(fig, panel.dpi)
+        png = viz.figure_png(fig, panel.dpi)
+        if pool is not None and getattr(fig, "_lesson_key", None) is not None: pool[fig._lesson_key] = fig
     except Exception as e:  # the live panel shows the error and keeps the old picture; here the frame says so
         return widgets.HTML(value=f"<span style='color:#b00020'>{html.escape(type(e).__name__ + ': ' + str(e))}</span>")
+    finally: viz._RECYCLE[0] = None
     return widgets.Image(value=png, format="png", layout=panel.image.layout)
 
 
@@ -127,8 +131,10 @@ def static_panel(panel, *, max_frames: int = MAX_FRAMES, budget_s: float = BUDGE
         return widgets.VBox([widgets.Image(value=panel.png, format="png", layout=panel.image.layout)])
     opts = {n: choices(panel.controls[n]) for n in moving}
     # time one frame to decide how many the budget affords
+    pool = {}
+    render_frame(panel, current, pool)  # the first frame builds the figure; time a second one, as the others will be
     t1 = time.perf_counter()
-    render_frame(panel, current)
+    render_frame(panel, current, pool)
     per_frame = max(time.perf_counter() - t1, 1e-3)
     afford = max(2, int(budget_s / per_frame))
     if len(moving) == 2:
@@ -147,7 +153,7 @@ def static_panel(panel, *, max_frames: int = MAX_FRAMES, budget_s: float = BUDGE
         children = []
         for _, v in opts[name]:
             vals = {**current, **fixed, name: v}
-            children.append(render_frame(panel, vals) if level == len(moving) - 1 else stack_for(vals, level + 1))
+            children.append(render_frame(panel, vals, pool) if level == len(moving) - 1 else stack_for(vals, level + 1))
         stack = widgets.Stack(children, selected_index=proxies[name].index)
         widgets.jslink((proxies[name], "index"), (stack, "selected_index"))
         return stack
