@@ -103,7 +103,7 @@ PANELS = {  # lesson notebook -> the variables holding its panels
 PANEL_MS_GOAL = 150
 
 def _register(notebook, name):
-    @bench_case(f"panel/{Path(notebook).stem} {name}", ms_goal=PANEL_MS_GOAL, repeat=9,
+    @bench_case(f"panel/{Path(notebook).stem} {name}", ms_goal=PANEL_MS_GOAL, repeat=15,
                 note=f"{notebook}: first control of `{name}` -> compute -> figure -> PNG")
     def setup():
         return first_control_mover(lesson_panels(notebook, [name])[name])

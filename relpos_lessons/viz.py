@@ -26,7 +26,8 @@ def figure_png(fig: Figure, dpi: int = 80, tight: bool = False) -> bytes:
     if not isinstance(fig, Figure): raise ValueError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
     if not isinstance(fig.canvas, FigureCanvasAgg): FigureCanvasAgg(fig)
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, **({"bbox_inches": "tight", "pad_inches": 0.05} if tight else {}))
+    fig.savefig(buf, format="png", dpi=dpi, pil_kwargs={"compress_level": 1},  # fast zlib: a panel redraws on every move
+                **({"bbox_inches": "tight", "pad_inches": 0.05} if tight else {}))
     return buf.getvalue()
 
 # %% ../nbs/90_viz.ipynb #fcd3827e
