@@ -18,6 +18,7 @@ import html
 import json
 import re
 import shutil
+import os
 import subprocess
 import sys
 import tarfile
@@ -202,6 +203,28 @@ def nav_html(entries: list[dict], current: str) -> str:
     return "\n".join(parts)
 
 
+_EXPORTER = []
+
+
+def _render_page(job) -> None:
+    "Write page k of `entries` (and its downloadable notebook) into `out`."
+    import nbformat
+    k, entries, pages, executed, out, nbs = job
+    executed, out, nbs = Path(executed), Path(out), Path(nbs)
+    if not _EXPORTER: _EXPORTER.append(exporter())  # one per process
+    e = entries[k]
+    n = e["name"]
+    nb = prepare(nbformat.read(executed / n, as_version=4), pages)
+    src = nbs / n if (nbs / n).exists() else executed / n
+    nbformat.write(nbformat.read(src, as_version=4), out / n)  # the notebook a reader downloads: the lesson as written, no outputs
+    nb.metadata["title"] = e["title"]
+    site = {"nav": nav_html(entries, e["page"]), "notebook": n, "title": e["title"],
+            "prev": entries[k - 1] if k > 0 else None, "next": entries[k + 1] if k + 1 < len(entries) else None,
+            "home": e["page"] == "index.html"}
+    body, _ = _EXPORTER[0].from_notebook_node(nb, resources={"site": site})
+    (out / e["page"]).write_text(body, encoding="utf-8")
+
+
 def build(executed: Path, out: Path, nbs: Path = ROOT / "nbs", log=print) -> dict:
     "Render every notebook of `executed` into the site `out`; return {page: source notebook name}."
     import nbformat
@@ -222,19 +245,14 @@ def build(executed: Path, out: Path, nbs: Path = ROOT / "nbs", log=print) -> dic
         label = "Home" if n == "index.ipynb" else (f"{m.group(1)} · {title}" if section(n) == "Lessons" else re.sub(r"^Toolkit:\s*", "", title))
         entries.append({"name": n, "page": pages[n], "title": title or n, "summary": summary, "label": label,
                         "section": section(n)})
-    ex = exporter()
-    for k, e in enumerate(entries):
-        n = e["name"]
-        nb = prepare(nbs_read[n], pages)
-        src = nbs / n if (nbs / n).exists() else executed / n
-        source_nb = nbformat.read(src, as_version=4)
-        nbformat.write(source_nb, out / n)  # the notebook a reader downloads: the lesson as written, no outputs
-        nb.metadata["title"] = e["title"]
-        site = {"nav": nav_html(entries, e["page"]), "notebook": n, "title": e["title"],
-                "prev": entries[k - 1] if k > 0 else None, "next": entries[k + 1] if k + 1 < len(entries) else None,
-                "home": e["page"] == "index.html"}
-        body, _ = ex.from_notebook_node(nb, resources={"site": site})
-        (out / e["page"]).write_text(body, encoding="utf-8")
+    del nbs_read
+    jobs = [(k, entries, pages, str(executed), str(out), str(nbs)) for k in range(len(entries))]
+    workers = max(1, min(int(os.environ.get("RELPOS_SITE_WORKERS", os.cpu_count() or 1)), 4))
+    if workers == 1:
+        for job in jobs: _render_page(job)
+    else:  # pages are independent: render them side by side
+        from concurrent.futures import ProcessPoolExecutor
+        with ProcessPoolExecutor(workers) as pool: list(pool.map(_render_page, jobs))
     (out / ".nojekyll").write_text("")
     size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
     log(f"[site] {len(entries)} pages in {out} ({size / 2**20:.1f} MiB) in {time.time() - t0:.1f} s")
