@@ -134,13 +134,28 @@ def test_every_page_works_offline_in_headless_chromium(site, server, tmp_path):
     pages = _pages(site)
     if os.environ.get("RELPOS_SITE_PAGES"):  # a few pages only, while working on this test
         pages = {p: n for p, n in pages.items() if p in os.environ["RELPOS_SITE_PAGES"].split(",")}
-    problems, moved = [], {}
     shots = Path(os.environ.get("RELPOS_SITE_SHOTS", tmp_path))
+    # two browsers side by side, each with its share of the pages (Playwright: one instance per thread)
+    items = list(pages.items())
+    shares = [items[k::2] for k in range(2)] if len(items) > 1 else [items]
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(len(shares)) as pool:
+        results = list(pool.map(lambda share: _check_pages(share, chromium, server, site, shots), shares))
+    problems = [p for r in results for p in r[0]]
+    moved = {k: v for r in results for k, v in r[1].items()}
+    print("[site] first control moved:", json.dumps(moved, indent=1))
+    assert not problems, "\n".join(problems)
+
+
+def _check_pages(items, chromium, server, site, shots):
+    "Open each (page, notebook) of `items` in one headless Chromium with outside requests aborted; return (problems, moved)."
+    from playwright.sync_api import sync_playwright
+    problems, moved = [], {}
     with sync_playwright() as pw:
         try:
             browser = pw.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
         except Exception as e:
-            _unavailable(f"headless chromium did not start: {e}")
+            return [f"headless chromium did not start: {e}"], moved
         try:
             context = browser.new_context(viewport={"width": 1280, "height": 900})
             events = []
@@ -151,7 +166,7 @@ def test_every_page_works_offline_in_headless_chromium(site, server, tmp_path):
                 else:
                     events.append(f"request to the network: {r.request.url}"); r.abort()
             context.route("**/*", route)
-            for page_name, nb_name in pages.items():
+            for page_name, nb_name in items:
                 events.clear()
                 page = context.new_page()
                 page.on("requestfailed", lambda req: events.append(f"failed request {req.url}: {req.failure}"))
@@ -171,8 +186,7 @@ def test_every_page_works_offline_in_headless_chromium(site, server, tmp_path):
                 page.close()
         finally:
             browser.close()
-    print("[site] first control moved:", json.dumps(moved, indent=1))
-    assert not problems, "\n".join(problems)
+    return problems, moved
 
 
 def _wait_rendered(page, expect_widgets: bool):
