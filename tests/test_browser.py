@@ -178,6 +178,7 @@ def test_every_panel_answers_in_headless_chromium(lesson, voila_base, browser, t
     page = _open(browser, voila_base, lesson)
     nxt = LESSONS.index(lesson) + 1
     if nxt < len(LESSONS): _open(browser, voila_base, LESSONS[nxt])  # Voila runs the next lesson meanwhile
+    page.bring_to_front()  # the page under test is the active tab (background tabs may be throttled)
     try:
         panels = page.locator(PANEL)
         for attempt in (1, 2):  # a page whose widgets did not all render (seen twice, under load) is loaded once more
