@@ -255,6 +255,7 @@ class Panel:
                  recycle: bool = True,  # offer the previous figure to `heatmap_figure` / `subplots_figure` (faster redraws)
                 ):
         if not callable(fn): raise ValueError(f"fn must be callable, got {type(fn).__name__}")
+        if not isinstance(recycle, bool): raise ValueError(f"recycle must be True or False, got {recycle!r}")
         self.fn, self.render, self.dpi, self.recycle = fn, (render or heatmap_figure), dpi, recycle
         self.controls = {name: make_control(name, spec) for name, spec in controls.items()}
         # natural size, never wider than the output area (a stretched PNG is blurry and distorted)
