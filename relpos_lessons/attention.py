@@ -15,7 +15,7 @@ import warnings
 import torch
 from torch import nn
 import torch.nn.functional as F
-from .core import check_int, check_positions, position_methods, make_position, POSITION_METHODS, RelativeBias
+from .core import check_int, check_positions, method_of, position_methods, make_position, POSITION_METHODS, RelativeBias
 from .rope import apply_rope
 
 # %% ../nbs/08_attention.ipynb #5a39f283
@@ -115,43 +115,6 @@ class RelativeMultiheadAttention(nn.Module):
         # position methods, unless a hook is attached to one of its modules: this no-op hook keeps our forward in use.
         self.register_forward_pre_hook(_keep_own_forward)
 
-    def _reset_parameters(self):  # nn.MultiheadAttention's initialisation
-        if self._qkv_same_embed_dim: nn.init.xavier_uniform_(self.in_proj_weight)
-        else:
-            for w in (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight): nn.init.xavier_uniform_(w)
-        if self.in_proj_bias is not None:
-            nn.init.constant_(self.in_proj_bias, 0.0)
-            nn.init.constant_(self.out_proj.bias, 0.0)
-
-    def _set_position(self, position, position_kwargs, kw):
-        pk = dict(position_kwargs or {})
-        self.rope_kwargs = {}
-        if isinstance(position, RelativeBias):
-            if pk: raise ValueError(f"position_kwargs only apply to a position given by name, got {pk}")
-            if position.num_heads != self.num_heads:
-                raise ValueError(f"position must have num_heads={self.num_heads} like the layer, got a {type(position).__name__} "
-                                 f"with num_heads={position.num_heads}")
-            self.position, self.position_kind, self.position_bias = type(position).__name__, "bias", position
-            return
-        names = position_methods("none", "bias", "rotary")  # read now: methods registered after import count too
-        if not isinstance(position, str) or position not in names:
-            extra = (f" ({POSITION_METHODS[position].kind} methods belong to the model, not to an attention layer)"
-                     if isinstance(position, str) and position in POSITION_METHODS else "")
-            raise ValueError(f"position must be one of {', '.join(repr(p) for p in names)} or a RelativeBias module, "
-                             f"got {position!r}{extra}")
-        self.position, self.position_kind = position, POSITION_METHODS[position].kind
-        if self.position_kind == "rotary":
-            if self.head_dim % 2:
-                raise ValueError(f"position {position!r} needs an even head dimension embed_dim // num_heads, got {self.head_dim}")
-            allowed = ("base", "layout", "scaling", "rates", "xpos")  # apply_rope's options; the layer sets `role`
-            unknown = sorted(set(pk) - set(allowed))
-            if unknown: raise ValueError(f"position_kwargs for {position!r} must be among {allowed}, got {unknown}")
-            apply_rope(torch.zeros(1, 2, self.head_dim), torch.arange(2), role="query", **pk)  # bad values fail here, not later
-            self.rope_kwargs, self.position_bias = pk, None
-        else:
-            self.position_bias = make_position(position, self.num_heads, **pk)
-            if self.position_bias is not None: self.position_bias.to(**{k: v for k, v in kw.items() if v is not None})
-
     def forward(self,
                 query: torch.Tensor,  # (q, B, E), or (B, q, E) if batch_first, or unbatched (q, E)
                 key: torch.Tensor,  # (k, B, kdim), (B, k, kdim) or (k, kdim)
@@ -209,47 +172,6 @@ class RelativeMultiheadAttention(nn.Module):
 
     attn_backends = ("sdpa", "flex", "flex-compiled")
 
-    def _use_flex(self, query, need_weights) -> bool:
-        "Whether this call runs FlexAttention: not for the weights, nor dropout, nor gradients on CPU (its CPU kernels are inference-only)."
-        if self.attn_backend == "sdpa" or need_weights or (self.training and self.dropout > 0): return False
-        grads = torch.is_grad_enabled() and (query.requires_grad or any(p.requires_grad for p in self.parameters()))
-        return not (grads and query.device.type == "cpu")
-
-    def _attend_flex(self, q, k, v, score_mod, attn_mask, key_padding_mask, is_causal, fast_path):
-        "Steps 3-5 with FlexAttention: the bias as a score_mod, causality and padding as a block mask; nothing (B, H, q, k) is built."
-        from relpos_lessons.flex import flex_attention_forward, masked_rows  # lesson 08a, which imports this module's dependencies
-        out = flex_attention_forward(q, k, v, score_mod=score_mod, is_causal=is_causal, key_padding_mask=key_padding_mask,
-                                     attn_mask=attn_mask, compiled=self.attn_backend == "flex-compiled")  # rows that see no key: 0
-        if fast_path and (attn_mask is not None or key_padding_mask is not None):  # nn.MultiheadAttention's fused kernel: NaN there
-            out = out.masked_fill(masked_rows(q.shape[-2], k.shape[-2], is_causal=is_causal, key_padding_mask=key_padding_mask,
-                                              attn_mask=attn_mask, batch=q.shape[0], heads=self.num_heads), float("nan"))
-        return out
-
-    def _to_batch_first(self, query, key, value, key_padding_mask):
-        "Inputs as (B, len, features); unbatched inputs get a batch of 1."
-        if query.ndim not in (2, 3) or key.ndim != query.ndim or value.ndim != query.ndim:
-            raise ValueError(f"query, key and value must all be batched (3-D) or all unbatched (2-D), got shapes "
-                             f"{tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}")
-        batched = query.ndim == 3
-        if not batched:
-            query, key, value = self._same_transform((query, key, value), lambda t: t.unsqueeze(0))
-            if key_padding_mask is not None and key_padding_mask.ndim == 1: key_padding_mask = key_padding_mask[None]
-        elif not self.batch_first: query, key, value = self._same_transform((query, key, value), lambda t: t.transpose(0, 1))
-        if query.shape[-1] != self.embed_dim or key.shape[-1] != self.kdim or value.shape[-1] != self.vdim \
-                or key.shape[:2] != value.shape[:2] or query.shape[0] != key.shape[0]:
-            order = "(len, embed)" if not batched else "(batch, len, embed)" if self.batch_first else "(len, batch, embed)"
-            raise ValueError(f"query, key and value must be shaped {order} with embed {self.embed_dim}, {self.kdim} and {self.vdim}, "
-                             f"one batch and key and value of one length; got {tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}")
-        return query, key, value, key_padding_mask, batched
-
-    @staticmethod
-    def _same_transform(ts, f):  # transform, keeping `query is key is value` (self-attention) visible afterwards
-        q, k, v = ts
-        if q is k and k is v: q = k = v = f(q)
-        elif k is v: q, k = f(q), f(k); v = k
-        else: q, k, v = f(q), f(k), f(v)
-        return q, k, v
-
     def _project(self, query, key, value):
         "q, k, v = x W_qᵀ + b_q, ... split into heads: (B, len, E) -> (B, H, len, D)."
         b = self.in_proj_bias
@@ -302,21 +224,108 @@ class RelativeMultiheadAttention(nn.Module):
         flat = x.transpose(0, 1).reshape(H, B * L, D)
         return apply_rope(flat, pos.expand(B, L).reshape(-1), **kw).reshape(H, B, L, D).transpose(0, 1)
 
-    def _nn_fast_path(self, query, key, value, attn_mask, key_padding_mask) -> bool:
-        "Whether nn.MultiheadAttention would answer this call with its fused inference kernel (a fully masked row: NaN, not 0)."
-        if (attn_mask is not None and attn_mask.is_floating_point()) or (key_padding_mask is not None and key_padding_mask.is_floating_point()):
-            return False
-        if torch.compiler.is_compiling() or not torch.backends.mha.get_fastpath_enabled(): return False
-        if query.ndim != 3 or query is not key or key is not value or not self._qkv_same_embed_dim or self.in_proj_bias is None:
-            return False
-        if query.dtype != self.in_proj_weight.dtype or self.training or self.num_heads % 2 or not self.batch_first: return False
-        if torch.is_autocast_enabled(): return False
-        tensors = (query, self.in_proj_weight, self.in_proj_bias, self.out_proj.weight, self.out_proj.bias)
-        return not (torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors))
 
-    def extra_repr(self):
-        return (f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, position={self.position!r}, batch_first={self.batch_first}"
-                + ("" if self._qkv_same_embed_dim else f", kdim={self.kdim}, vdim={self.vdim}"))
+# %% ../nbs/08_attention.ipynb #717b6be5
+def _same_transform(ts, f):  # transform, keeping `query is key is value` (self-attention) visible afterwards
+    q, k, v = ts
+    if q is k and k is v: q = k = v = f(q)
+    elif k is v: q, k = f(q), f(k); v = k
+    else: q, k, v = f(q), f(k), f(v)
+    return q, k, v
+
+@method_of(RelativeMultiheadAttention, "_reset_parameters")
+def _mha_reset_parameters(self: RelativeMultiheadAttention):  # nn.MultiheadAttention's initialisation
+    if self._qkv_same_embed_dim: nn.init.xavier_uniform_(self.in_proj_weight)
+    else:
+        for w in (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight): nn.init.xavier_uniform_(w)
+    if self.in_proj_bias is not None:
+        nn.init.constant_(self.in_proj_bias, 0.0)
+        nn.init.constant_(self.out_proj.bias, 0.0)
+
+@method_of(RelativeMultiheadAttention, "_set_position")
+def _mha_set_position(self: RelativeMultiheadAttention, position, position_kwargs, kw):
+    pk = dict(position_kwargs or {})
+    self.rope_kwargs = {}
+    if isinstance(position, RelativeBias):
+        if pk: raise ValueError(f"position_kwargs only apply to a position given by name, got {pk}")
+        if position.num_heads != self.num_heads:
+            raise ValueError(f"position must have num_heads={self.num_heads} like the layer, got a {type(position).__name__} "
+                             f"with num_heads={position.num_heads}")
+        self.position, self.position_kind, self.position_bias = type(position).__name__, "bias", position
+        return
+    names = position_methods("none", "bias", "rotary")  # read now: methods registered after import count too
+    if not isinstance(position, str) or position not in names:
+        extra = (f" ({POSITION_METHODS[position].kind} methods belong to the model, not to an attention layer)"
+                 if isinstance(position, str) and position in POSITION_METHODS else "")
+        raise ValueError(f"position must be one of {', '.join(repr(p) for p in names)} or a RelativeBias module, "
+                         f"got {position!r}{extra}")
+    self.position, self.position_kind = position, POSITION_METHODS[position].kind
+    if self.position_kind == "rotary":
+        if self.head_dim % 2:
+            raise ValueError(f"position {position!r} needs an even head dimension embed_dim // num_heads, got {self.head_dim}")
+        allowed = ("base", "layout", "scaling", "rates", "xpos")  # apply_rope's options; the layer sets `role`
+        unknown = sorted(set(pk) - set(allowed))
+        if unknown: raise ValueError(f"position_kwargs for {position!r} must be among {allowed}, got {unknown}")
+        apply_rope(torch.zeros(1, 2, self.head_dim), torch.arange(2), role="query", **pk)  # bad values fail here, not later
+        self.rope_kwargs, self.position_bias = pk, None
+    else:
+        self.position_bias = make_position(position, self.num_heads, **pk)
+        if self.position_bias is not None: self.position_bias.to(**{k: v for k, v in kw.items() if v is not None})
+
+@method_of(RelativeMultiheadAttention, "_to_batch_first")
+def _mha_to_batch_first(self: RelativeMultiheadAttention, query, key, value, key_padding_mask):
+    "Inputs as (B, len, features); unbatched inputs get a batch of 1."
+    if query.ndim not in (2, 3) or key.ndim != query.ndim or value.ndim != query.ndim:
+        raise ValueError(f"query, key and value must all be batched (3-D) or all unbatched (2-D), got shapes "
+                         f"{tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}")
+    batched = query.ndim == 3
+    if not batched:
+        query, key, value = _same_transform((query, key, value), lambda t: t.unsqueeze(0))
+        if key_padding_mask is not None and key_padding_mask.ndim == 1: key_padding_mask = key_padding_mask[None]
+    elif not self.batch_first: query, key, value = _same_transform((query, key, value), lambda t: t.transpose(0, 1))
+    if query.shape[-1] != self.embed_dim or key.shape[-1] != self.kdim or value.shape[-1] != self.vdim \
+            or key.shape[:2] != value.shape[:2] or query.shape[0] != key.shape[0]:
+        order = "(len, embed)" if not batched else "(batch, len, embed)" if self.batch_first else "(len, batch, embed)"
+        raise ValueError(f"query, key and value must be shaped {order} with embed {self.embed_dim}, {self.kdim} and {self.vdim}, "
+                         f"one batch and key and value of one length; got {tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}")
+    return query, key, value, key_padding_mask, batched
+
+@method_of(RelativeMultiheadAttention, "_nn_fast_path")
+def _mha_nn_fast_path(self: RelativeMultiheadAttention, query, key, value, attn_mask, key_padding_mask) -> bool:
+    "Whether nn.MultiheadAttention would answer this call with its fused inference kernel (a fully masked row: NaN, not 0)."
+    if (attn_mask is not None and attn_mask.is_floating_point()) or (key_padding_mask is not None and key_padding_mask.is_floating_point()):
+        return False
+    if torch.compiler.is_compiling() or not torch.backends.mha.get_fastpath_enabled(): return False
+    if query.ndim != 3 or query is not key or key is not value or not self._qkv_same_embed_dim or self.in_proj_bias is None:
+        return False
+    if query.dtype != self.in_proj_weight.dtype or self.training or self.num_heads % 2 or not self.batch_first: return False
+    if torch.is_autocast_enabled(): return False
+    tensors = (query, self.in_proj_weight, self.in_proj_bias, self.out_proj.weight, self.out_proj.bias)
+    return not (torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors))
+
+@method_of(RelativeMultiheadAttention, "_use_flex")
+def _mha_use_flex(self: RelativeMultiheadAttention, query, need_weights) -> bool:
+    "Whether this call runs FlexAttention: not for the weights, nor dropout, nor gradients on CPU (its CPU kernels are inference-only)."
+    if self.attn_backend == "sdpa" or need_weights or (self.training and self.dropout > 0): return False
+    grads = torch.is_grad_enabled() and (query.requires_grad or any(p.requires_grad for p in self.parameters()))
+    return not (grads and query.device.type == "cpu")
+
+@method_of(RelativeMultiheadAttention, "_attend_flex")
+def _mha_attend_flex(self: RelativeMultiheadAttention, q, k, v, score_mod, attn_mask, key_padding_mask, is_causal, fast_path):
+    "Steps 3-5 with FlexAttention: the bias as a score_mod, causality and padding as a block mask; nothing (B, H, q, k) is built."
+    from relpos_lessons.flex import flex_attention_forward, masked_rows  # lesson 08a, which imports this module's dependencies
+    out = flex_attention_forward(q, k, v, score_mod=score_mod, is_causal=is_causal, key_padding_mask=key_padding_mask,
+                                 attn_mask=attn_mask, compiled=self.attn_backend == "flex-compiled")  # rows that see no key: 0
+    if fast_path and (attn_mask is not None or key_padding_mask is not None):  # nn.MultiheadAttention's fused kernel: NaN there
+        out = out.masked_fill(masked_rows(q.shape[-2], k.shape[-2], is_causal=is_causal, key_padding_mask=key_padding_mask,
+                                          attn_mask=attn_mask, batch=q.shape[0], heads=self.num_heads), float("nan"))
+    return out
+
+@method_of(RelativeMultiheadAttention, "extra_repr")
+def _mha_extra_repr(self: RelativeMultiheadAttention):
+    return (f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, position={self.position!r}, batch_first={self.batch_first}"
+            + ("" if self._qkv_same_embed_dim else f", kdim={self.kdim}, vdim={self.vdim}"))
+
 
 # %% ../nbs/08_attention.ipynb #6b7c1a02
 class KVCache:

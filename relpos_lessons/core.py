@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 # %% auto #0
-__all__ = ['POSITION_KINDS', 'POSITION_METHODS', 'check_int', 'check_positions', 'toeplitz', 'RelativeBias', 'ToeplitzBias',
-           'PositionMethod', 'register_position', 'position_methods', 'make_position']
+__all__ = ['POSITION_KINDS', 'POSITION_METHODS', 'check_int', 'method_of', 'check_positions', 'toeplitz', 'RelativeBias',
+           'ToeplitzBias', 'PositionMethod', 'register_position', 'position_methods', 'make_position']
 
 # %% ../nbs/93_core.ipynb #2aab22e4
 import torch
@@ -38,6 +38,17 @@ def check_int(name: str,  # parameter name, used in the error message
     if v is None or (low is not None and v < low) or (high is not None and v > high):
         raise ValueError(f"{name} must be {allowed}, got {value!r}")
     return v
+
+# %% ../nbs/93_core.ipynb #c3c776dc
+def method_of(cls: type,  # the class that receives the method
+              name: str,  # the method's name on the class
+             ):
+    "Decorator: attach the function to `cls` as its method `name`, as if defined in the class body."
+    def attach(f):
+        f.__name__, f.__qualname__ = name, f"{cls.__name__}.{name}"
+        setattr(cls, name, f)
+        return f
+    return attach
 
 # %% ../nbs/93_core.ipynb #5cfcd6e1
 def check_positions(positions: torch.Tensor,  # (k_len,) or (batch, k_len) integer key positions

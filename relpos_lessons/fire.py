@@ -16,7 +16,7 @@ import torch
 from torch import nn
 
 # %% ../nbs/06_fire.ipynb #283c8ed6
-from .core import RelativeBias, check_int, register_position, toeplitz
+from .core import RelativeBias, check_int, method_of, register_position, toeplitz
 
 # %% ../nbs/06_fire.ipynb #48616f47
 def _check_number(name, value, *, positive=True):
@@ -123,45 +123,49 @@ class FIRE(RelativeBias):
             out[:, :, r0 : r0 + rows] = b.transpose(0, 1)
         return out
 
-    def _triangle(self, lo: int, hi: int, k: int, mlp: nn.Sequential, c, L) -> torch.Tensor:  # (heads, hi - lo, k)
-        "Rows lo .. hi-1 over keys 0 .. k-1 with the past formula, 0 for j > i: a Toeplitz block for rows i <= L, then chunks of rows (keys j < chunk end only)."
-        rows = max(1, self.chunk_elements // (self.mlp_width * k))
-        top, Lf = lo, None  # rows lo .. top-1 have i <= L: spread from v (eager only: top depends on L's value)
-        if not torch.compiler.is_compiling():
-            Lf = L.item()
-            if Lf >= lo: top = min(hi, math.floor(Lf) + 1)
-        if Lf is None or top > lo:  # v is needed only for rows i <= L (a decoding step past L skips it)
-            d = torch.arange(k, device=c.device)
-            v = self._mlp(self._input(d, d.new_zeros(()), c, L), mlp)  # (heads, k): rows i <= L see psi(d) / psi(L) only
-        block = lambda: toeplitz(torch.cat([v[:, :top].flip(-1), v.new_zeros(self.num_heads, top - lo - 1)], -1), top - lo, top)
-        if top == k: return block()  # every row i <= L: the block is the whole result (j - i from 1-top to top-lo-1)
-        out = torch.empty(self.num_heads, hi - lo, k, dtype=c.dtype, device=c.device)
-        if top > lo:
-            out[:, : top - lo, :top] = block()
-            out[:, : top - lo, top:] = 0.0  # keys after every row of the block
-        for r0 in range(top, hi, rows):  # only keys j <= i < r1 are non-zero
-            r1 = min(hi, r0 + rows)
-            i = torch.arange(r0, r1, device=c.device)[:, None]
-            d = i - torch.arange(r1, device=c.device)  # (rows, r1): i - j
-            b = self._mlp(self._input(d, i, c, L), mlp)  # (heads, rows, r1)
-            if Lf is None: b = torch.where(i <= L, v[:, d.clamp(min=0)], b)  # compiled: the block's values for rows i <= L
-            out[:, r0 - lo : r1 - lo, :r1] = torch.where(d >= 0, b, 0.0)
-            out[:, r0 - lo : r1 - lo, r1:] = 0.0
-        return out
-
-    def bias_grid(self, q_len: int, k_len: int) -> torch.Tensor:  # (1, heads, q_len, k_len) in compute_dtype
-        "Keys 0 .. k_len-1, the last q_len as queries: one MLP call per distance for rows i <= L, causal row chunks for the rest."
-        if q_len == 0: return super().bias_grid(q_len, k_len)
-        c, L = self.c, self.L
-        lo = k_len - q_len
-        out = self._triangle(lo, k_len, k_len, self.mlp, c, L)  # past and diagonal
-        if self.bidirectional:  # future = past formula on the reversed sequence, with mlp_future
-            future = self._triangle(0, q_len, k_len, self.mlp_future, c, L).flip(-2, -1)
-            ahead = torch.arange(k_len, device=c.device) > torch.arange(lo, k_len, device=c.device)[:, None]
-            out = torch.where(ahead, future, out)
-        return out[None]
-
     def extra_repr(self) -> str:
         return (f"num_heads={self.num_heads}, mlp_width={self.mlp_width}, init_c={self.init_c}, init_L={self.init_L}, "
                 f"eps={self.eps}, bidirectional={self.bidirectional}, param={self.param!r}")
+
+
+# %% ../nbs/06_fire.ipynb #5f68f83b
+@method_of(FIRE, "_triangle")
+def _fire_triangle(self: FIRE, lo: int, hi: int, k: int, mlp: nn.Sequential, c, L) -> torch.Tensor:  # (heads, hi - lo, k)
+    "Rows lo .. hi-1 over keys 0 .. k-1 with the past formula, 0 for j > i: a Toeplitz block for rows i <= L, then chunks of rows (keys j < chunk end only)."
+    rows = max(1, self.chunk_elements // (self.mlp_width * k))
+    top, Lf = lo, None  # rows lo .. top-1 have i <= L: spread from v (eager only: top depends on L's value)
+    if not torch.compiler.is_compiling():
+        Lf = L.item()
+        if Lf >= lo: top = min(hi, math.floor(Lf) + 1)
+    if Lf is None or top > lo:  # v is needed only for rows i <= L (a decoding step past L skips it)
+        d = torch.arange(k, device=c.device)
+        v = self._mlp(self._input(d, d.new_zeros(()), c, L), mlp)  # (heads, k): rows i <= L see psi(d) / psi(L) only
+    block = lambda: toeplitz(torch.cat([v[:, :top].flip(-1), v.new_zeros(self.num_heads, top - lo - 1)], -1), top - lo, top)
+    if top == k: return block()  # every row i <= L: the block is the whole result (j - i from 1-top to top-lo-1)
+    out = torch.empty(self.num_heads, hi - lo, k, dtype=c.dtype, device=c.device)
+    if top > lo:
+        out[:, : top - lo, :top] = block()
+        out[:, : top - lo, top:] = 0.0  # keys after every row of the block
+    for r0 in range(top, hi, rows):  # only keys j <= i < r1 are non-zero
+        r1 = min(hi, r0 + rows)
+        i = torch.arange(r0, r1, device=c.device)[:, None]
+        d = i - torch.arange(r1, device=c.device)  # (rows, r1): i - j
+        b = self._mlp(self._input(d, i, c, L), mlp)  # (heads, rows, r1)
+        if Lf is None: b = torch.where(i <= L, v[:, d.clamp(min=0)], b)  # compiled: the block's values for rows i <= L
+        out[:, r0 - lo : r1 - lo, :r1] = torch.where(d >= 0, b, 0.0)
+        out[:, r0 - lo : r1 - lo, r1:] = 0.0
+    return out
+
+@method_of(FIRE, "bias_grid")
+def _fire_bias_grid(self: FIRE, q_len: int, k_len: int) -> torch.Tensor:  # (1, heads, q_len, k_len) in compute_dtype
+    "Keys 0 .. k_len-1, the last q_len as queries: one MLP call per distance for rows i <= L, causal row chunks for the rest."
+    if q_len == 0: return RelativeBias.bias_grid(self, q_len, k_len)
+    c, L = self.c, self.L
+    lo = k_len - q_len
+    out = self._triangle(lo, k_len, k_len, self.mlp, c, L)  # past and diagonal
+    if self.bidirectional:  # future = past formula on the reversed sequence, with mlp_future
+        future = self._triangle(0, q_len, k_len, self.mlp_future, c, L).flip(-2, -1)
+        ahead = torch.arange(k_len, device=c.device) > torch.arange(lo, k_len, device=c.device)[:, None]
+        out = torch.where(ahead, future, out)
+    return out[None]
 

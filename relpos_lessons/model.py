@@ -13,7 +13,7 @@ __all__ = ['MODEL_POSITIONS', 'DecoderBlock', 'TinyTransformer']
 # %% ../nbs/09_model.ipynb #8f2f4482
 import torch
 from torch import nn
-from .core import check_int, check_positions, position_methods, POSITION_METHODS
+from .core import check_int, check_positions, method_of, position_methods, POSITION_METHODS
 from .attention import RelativeMultiheadAttention, KVCache
 from .sinusoidal import sinusoidal_encoding
 
@@ -80,16 +80,8 @@ class TinyTransformer(nn.Module):
                 kv_caches: list[KVCache] | None = None,  # decoding: one KVCache per block, extended in place
                ) -> torch.Tensor:  # (B, T, vocab_size) next-token logits
         "Next-token logits for every position."
-        self._check_tokens(tokens)
+        positions = self._check_inputs(tokens, positions, key_padding_mask, kv_caches)  # positions: None or (1 or B, T)
         T = tokens.shape[1]
-        if kv_caches is not None and (not isinstance(kv_caches, (list, tuple)) or len(kv_caches) != len(self.blocks)
-                                      or not all(isinstance(c, KVCache) for c in kv_caches)):
-            raise ValueError(f"kv_caches must be a list of {len(self.blocks)} KVCache (one per block), got {kv_caches!r:.80}")
-        if positions is not None: positions = check_positions(positions, T)  # (1 or B, T)
-        if key_padding_mask is not None and (not isinstance(key_padding_mask, torch.Tensor) or key_padding_mask.dtype != torch.bool
-                                             or tuple(key_padding_mask.shape) != tuple(tokens.shape)):
-            raise ValueError(f"key_padding_mask must be a bool tensor shaped (batch, length) = {tuple(tokens.shape)}, got "
-                             f"{tuple(key_padding_mask.shape) if isinstance(key_padding_mask, torch.Tensor) else key_padding_mask!r}")
         x = self.embed(tokens)  # (B, T, d_model)
         if self.position_kind == "absolute":
             ids = positions if positions is not None else (
@@ -102,51 +94,71 @@ class TinyTransformer(nn.Module):
             if key_padding_mask is not None: x = x.masked_fill(key_padding_mask[..., None], 0.0)  # pad rows: 0, never NaN
         return self.head(self.ln_f(x))  # (B, T, vocab)
 
-    def _check_tokens(self, tokens):
-        if not isinstance(tokens, torch.Tensor) or tokens.ndim != 2 or tokens.dtype != torch.long:
-            raise ValueError(f"tokens must be an int64 tensor shaped (batch, length), got "
-                             f"{tuple(tokens.shape) if isinstance(tokens, torch.Tensor) else type(tokens).__name__}"
-                             f"{' of dtype ' + str(tokens.dtype) if isinstance(tokens, torch.Tensor) else ''}")
-        if not torch.compiler.is_compiling() and tokens.numel() and (tokens.min() < 0 or tokens.max() >= self.vocab_size):
-            raise ValueError(f"tokens must lie in [0, vocab_size={self.vocab_size}), got range [{int(tokens.min())}, {int(tokens.max())}]")
 
-    @torch.no_grad()
-    def generate(self,
-                 tokens: torch.Tensor,  # (B, T) int64 prompt, T >= 1; left-padded if key_padding_mask is given
-                 max_new_tokens: int,  # tokens to append, >= 0
-                 *,
-                 use_cache: bool = True,  # keep keys and values (KVCache per block); False: rerun the whole sequence each step
-                 key_padding_mask: torch.Tensor | None = None,  # (B, T) bool, True = padding of a left-padded prompt
-                 return_logits: bool = False,  # also return the (B, max_new_tokens, vocab) logits each token was picked from
-                ):  # (B, T + max_new_tokens) tokens, and the logits if asked
-        "Greedy decoding: append the most likely next token `max_new_tokens` times."
-        self._check_tokens(tokens)
-        n = check_int("max_new_tokens", max_new_tokens, low=0)
-        B, T = tokens.shape
-        if T < 1: raise ValueError(f"tokens must hold a prompt of at least one token, got shape {tuple(tokens.shape)}")
-        positions = None
-        if key_padding_mask is not None:
-            if not isinstance(key_padding_mask, torch.Tensor) or key_padding_mask.dtype != torch.bool or tuple(key_padding_mask.shape) != (B, T):
-                raise ValueError(f"key_padding_mask must be a bool tensor shaped (batch, length) = {(B, T)}, got "
-                                 f"{tuple(key_padding_mask.shape) if isinstance(key_padding_mask, torch.Tensor) else key_padding_mask!r}")
-            if bool((key_padding_mask[:, 1:] & ~key_padding_mask[:, :-1]).any()) or bool(key_padding_mask.all(1).any()):
-                raise ValueError("key_padding_mask must mark left padding: True only before the first real token of each row, "
-                                 f"and every row needs a real token; got {key_padding_mask.int().tolist()}")
-            positions = ((~key_padding_mask).long().cumsum(1) - 1).clamp(min=0)  # (B, T): real tokens counted from 0
-        out, picked = tokens, []
-        caches = [KVCache() for _ in self.blocks] if use_cache else None
-        step_tokens, pad = tokens, key_padding_mask
-        for step in range(n):
-            if use_cache:  # the prompt once, then only the newest token
-                logits = self(step_tokens, positions, pad, kv_caches=caches)[:, -1]  # (B, vocab)
-                positions = pad = None  # the caches continue the positions; new tokens are never padding
-            else:
-                logits = self(out, positions, pad)[:, -1]
-                if pad is not None:
-                    pad = torch.cat([pad, pad.new_zeros(B, 1)], 1)
-                    positions = torch.cat([positions, positions[:, -1:] + 1], 1)
-            step_tokens = logits.argmax(-1, keepdim=True)  # (B, 1)
-            out = torch.cat([out, step_tokens], 1)
-            picked.append(logits)
-        if not return_logits: return out
-        return out, (torch.stack(picked, 1) if picked else tokens.new_zeros(B, 0, self.vocab_size, dtype=torch.float32))
+# %% ../nbs/09_model.ipynb #bb245abc
+@method_of(TinyTransformer, "_check_tokens")
+def _check_tokens(self: TinyTransformer, tokens):
+    if not isinstance(tokens, torch.Tensor) or tokens.ndim != 2 or tokens.dtype != torch.long:
+        raise ValueError(f"tokens must be an int64 tensor shaped (batch, length), got "
+                         f"{tuple(tokens.shape) if isinstance(tokens, torch.Tensor) else type(tokens).__name__}"
+                         f"{' of dtype ' + str(tokens.dtype) if isinstance(tokens, torch.Tensor) else ''}")
+    if not torch.compiler.is_compiling() and tokens.numel() and (tokens.min() < 0 or tokens.max() >= self.vocab_size):
+        raise ValueError(f"tokens must lie in [0, vocab_size={self.vocab_size}), got range [{int(tokens.min())}, {int(tokens.max())}]")
+
+@method_of(TinyTransformer, "_check_inputs")
+def _check_inputs(self: TinyTransformer, tokens, positions, key_padding_mask, kv_caches):
+    "forward's arguments checked, each with a ValueError naming it; returns the positions as (1 or B, T), or None."
+    self._check_tokens(tokens)
+    if kv_caches is not None and (not isinstance(kv_caches, (list, tuple)) or len(kv_caches) != len(self.blocks)
+                                  or not all(isinstance(c, KVCache) for c in kv_caches)):
+        raise ValueError(f"kv_caches must be a list of {len(self.blocks)} KVCache (one per block), got {kv_caches!r:.80}")
+    if key_padding_mask is not None and (not isinstance(key_padding_mask, torch.Tensor) or key_padding_mask.dtype != torch.bool
+                                         or tuple(key_padding_mask.shape) != tuple(tokens.shape)):
+        raise ValueError(f"key_padding_mask must be a bool tensor shaped (batch, length) = {tuple(tokens.shape)}, got "
+                         f"{tuple(key_padding_mask.shape) if isinstance(key_padding_mask, torch.Tensor) else key_padding_mask!r}")
+    return None if positions is None else check_positions(positions, tokens.shape[1])
+
+
+# %% ../nbs/09_model.ipynb #182a79be
+@method_of(TinyTransformer, "generate")
+@torch.no_grad()
+def _generate(self: TinyTransformer,
+              tokens: torch.Tensor,  # (B, T) int64 prompt, T >= 1; left-padded if key_padding_mask is given
+              max_new_tokens: int,  # tokens to append, >= 0
+              *,
+              use_cache: bool = True,  # keep keys and values (KVCache per block); False: rerun the whole sequence each step
+              key_padding_mask: torch.Tensor | None = None,  # (B, T) bool, True = padding of a left-padded prompt
+              return_logits: bool = False,  # also return the (B, max_new_tokens, vocab) logits each token was picked from
+             ):  # (B, T + max_new_tokens) tokens, and the logits if asked
+    "Greedy decoding: append the most likely next token `max_new_tokens` times."
+    self._check_tokens(tokens)
+    n = check_int("max_new_tokens", max_new_tokens, low=0)
+    B, T = tokens.shape
+    if T < 1: raise ValueError(f"tokens must hold a prompt of at least one token, got shape {tuple(tokens.shape)}")
+    positions = None
+    if key_padding_mask is not None:
+        if not isinstance(key_padding_mask, torch.Tensor) or key_padding_mask.dtype != torch.bool or tuple(key_padding_mask.shape) != (B, T):
+            raise ValueError(f"key_padding_mask must be a bool tensor shaped (batch, length) = {(B, T)}, got "
+                             f"{tuple(key_padding_mask.shape) if isinstance(key_padding_mask, torch.Tensor) else key_padding_mask!r}")
+        if bool((key_padding_mask[:, 1:] & ~key_padding_mask[:, :-1]).any()) or bool(key_padding_mask.all(1).any()):
+            raise ValueError("key_padding_mask must mark left padding: True only before the first real token of each row, "
+                             f"and every row needs a real token; got {key_padding_mask.int().tolist()}")
+        positions = ((~key_padding_mask).long().cumsum(1) - 1).clamp(min=0)  # (B, T): real tokens counted from 0
+    out, picked = tokens, []
+    caches = [KVCache() for _ in self.blocks] if use_cache else None
+    step_tokens, pad = tokens, key_padding_mask
+    for step in range(n):
+        if use_cache:  # the prompt once, then only the newest token
+            logits = self(step_tokens, positions, pad, kv_caches=caches)[:, -1]  # (B, vocab)
+            positions = pad = None  # the caches continue the positions; new tokens are never padding
+        else:
+            logits = self(out, positions, pad)[:, -1]
+            if pad is not None:
+                pad = torch.cat([pad, pad.new_zeros(B, 1)], 1)
+                positions = torch.cat([positions, positions[:, -1:] + 1], 1)
+        step_tokens = logits.argmax(-1, keepdim=True)  # (B, 1)
+        out = torch.cat([out, step_tokens], 1)
+        picked.append(logits)
+    if not return_logits: return out
+    return out, (torch.stack(picked, 1) if picked else tokens.new_zeros(B, 0, self.vocab_size, dtype=torch.float32))
+
