@@ -135,11 +135,7 @@ class RelativeMultiheadAttention(nn.Module):
         q, k, v = self._project(query, key, value)  # 1. project, split heads: each (B, H, len, D)
         q, k, v, bias, key_padding_mask = self._place(q, k, v, positions, kv_cache, key_padding_mask, as_score_mod=flex)  # 2. positions
         B, H, q_len, k_len = q.shape[0], self.num_heads, q.shape[-2], k.shape[-2]
-        if (not is_causal and attn_mask is None and q_len > 1 and not getattr(self.position_bias, "bidirectional", True)
-                and not torch.compiler.is_compiling()):  # future keys visible, but the bias only knows past ones
-            warnings.warn(f"{type(self.position_bias).__name__}(bidirectional=False) gives every key after the query the same "
-                          f"bias, yet this call shows those keys (is_causal=False, no attn_mask): pass is_causal=True, or build "
-                          f"the layer with position_kwargs={{'bidirectional': True}} for an encoder", stacklevel=2)
+        self._warn_future_keys(q_len, is_causal, attn_mask)  # a causal-only bias used without a causal mask
         if flex: out, weights = self._attend_flex(q, k, v, bias, attn_mask, key_padding_mask, is_causal, fast_path), None  # 3-5
         else:
             fused_causal = (is_causal and q_len == k_len and bias is None and attn_mask is None
@@ -147,7 +143,8 @@ class RelativeMultiheadAttention(nn.Module):
             mask = merge_masks(B, H, q_len, k_len, bias=bias, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
                                is_causal=is_causal and not fused_causal, dtype=q.dtype, device=q.device)  # 3. one additive mask
             out, weights = self._attend(q, k, v, mask, need_weights=need_weights, is_causal=fused_causal)  # 4. (B, H, q, D)
-            if not need_weights and (attn_mask is not None or key_padding_mask is not None):  # 5. rows with every key masked
+            if not need_weights and (attn_mask is not None or key_padding_mask is not None):  # 5. rows with every key masked:
+                # NaN where nn.MultiheadAttention's fused path gives NaN, else 0 (section "A row with every key masked")
                 out = out.masked_fill(mask.isneginf().all(-1, keepdim=True), float("nan") if fast_path else 0.0)
         out = self.out_proj(out.transpose(1, 2).reshape(B, q_len, self.embed_dim))  # 6. merge heads: (B, q, E)
         if weights is not None and average_attn_weights: weights = weights.mean(1)  # (B, q, k)
@@ -289,6 +286,15 @@ def _mha_to_batch_first(self: RelativeMultiheadAttention, query, key, value, key
         raise ValueError(f"query, key and value must be shaped {order} with embed {self.embed_dim}, {self.kdim} and {self.vdim}, "
                          f"one batch and key and value of one length; got {tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}")
     return query, key, value, key_padding_mask, batched
+
+@method_of(RelativeMultiheadAttention, "_warn_future_keys")
+def _mha_warn_future_keys(self: RelativeMultiheadAttention, q_len, is_causal, attn_mask):
+    "Warn when keys after the query are visible but the bias gives them all one value (a causal-only bias)."
+    if (not is_causal and attn_mask is None and q_len > 1 and not getattr(self.position_bias, "bidirectional", True)
+            and not torch.compiler.is_compiling()):
+        warnings.warn(f"{type(self.position_bias).__name__}(bidirectional=False) gives every key after the query the same "
+                      f"bias, yet this call shows those keys (is_causal=False, no attn_mask): pass is_causal=True, or build "
+                      f"the layer with position_kwargs={{'bidirectional': True}} for an encoder", stacklevel=3)
 
 @method_of(RelativeMultiheadAttention, "_nn_fast_path")
 def _mha_nn_fast_path(self: RelativeMultiheadAttention, query, key, value, attn_mask, key_padding_mask) -> bool:

@@ -52,7 +52,7 @@ class ALiBi(ToeplitzBias):
         "-m_h times the distance to a key at or before the query (or |j - i| when bidirectional)."
         slopes = self.slopes.to(device=r.device, dtype=self.compute_dtype).reshape(-1, *[1] * r.ndim)
         dist = r.abs() if self.bidirectional else (-r).clamp(min=0)
-        return -slopes * dist.to(self.compute_dtype)
+        return slopes * (-dist).to(self.compute_dtype)  # negated as integers: the entries at distance 0 are 0.0, not -0.0
 
     def extra_repr(self) -> str: return f"num_heads={self.num_heads}, bidirectional={self.bidirectional}"
 
