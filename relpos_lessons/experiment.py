@@ -465,5 +465,5 @@ def draw_length_curves(ax,  # a matplotlib Axes
         lo, hi = ([s[m][n][k] for n in lengths] for k in ("lo", "hi"))
         if not any(math.isnan(v) for v in lo): ax.fill_between(lengths, lo, hi, color=line.get_color(), alpha=0.15)
     ax.set_ylim(-0.03, 1.03)
-    ax.set_xticks(lengths if len(lengths) <= 12 else lengths[::2])  # whole lengths only
+    ax.set_xticks(lengths if len(lengths) <= 6 else [n for n in lengths if n % 2 == 0])  # whole lengths, not crowded
     return curves
