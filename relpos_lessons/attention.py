@@ -12,6 +12,7 @@ __all__ = ['POSITIONS', 'merge_masks', 'RelativeMultiheadAttention', 'KVCache']
 
 # %% ../nbs/08_attention.ipynb #c4adea5f
 import warnings
+from typing import NamedTuple
 import torch
 from torch import nn
 import torch.nn.functional as F
@@ -129,27 +130,31 @@ class RelativeMultiheadAttention(nn.Module):
                 kv_cache: KVCache | None = None,  # decoding: this layer's earlier keys and values, extended in place
                ) -> tuple[torch.Tensor, torch.Tensor | None]:  # output shaped like query; weights (B, q, k), (B, H, q, k) or None
         "Attention with the position method folded in; returns (output, weights or None) like nn.MultiheadAttention."
-        fast_path = self._nn_fast_path(query, key, value, attn_mask, key_padding_mask)  # decided on the inputs as given
-        query, key, value, key_padding_mask, batched = self._to_batch_first(query, key, value, key_padding_mask)
-        flex = self._use_flex(query, need_weights)  # FlexAttention: the bias stays a function of (b, h, i, j)
+        how = self._plan(query, key, value, attn_mask, key_padding_mask, need_weights)  # plumbing: which path (optional section)
+        query, key, value, key_padding_mask, batched = self._to_batch_first(query, key, value, key_padding_mask)  # (B, len, E)
         q, k, v = self._project(query, key, value)  # 1. project, split heads: each (B, H, len, D)
-        q, k, v, bias, key_padding_mask = self._place(q, k, v, positions, kv_cache, key_padding_mask, as_score_mod=flex)  # 2. positions
-        B, H, q_len, k_len = q.shape[0], self.num_heads, q.shape[-2], k.shape[-2]
-        self._warn_future_keys(q_len, is_causal, attn_mask)  # a causal-only bias used without a causal mask
-        if flex: out, weights = self._attend_flex(q, k, v, bias, attn_mask, key_padding_mask, is_causal, fast_path), None  # 3-5
-        else:
-            fused_causal = (is_causal and q_len == k_len and bias is None and attn_mask is None
-                            and key_padding_mask is None and not need_weights)
-            mask = merge_masks(B, H, q_len, k_len, bias=bias, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                               is_causal=is_causal and not fused_causal, dtype=q.dtype, device=q.device)  # 3. one additive mask
-            out, weights = self._attend(q, k, v, mask, need_weights=need_weights, is_causal=fused_causal)  # 4. (B, H, q, D)
-            if not need_weights and (attn_mask is not None or key_padding_mask is not None):  # 5. rows with every key masked:
-                # NaN where nn.MultiheadAttention's fused path gives NaN, else 0 (section "A row with every key masked")
-                out = out.masked_fill(mask.isneginf().all(-1, keepdim=True), float("nan") if fast_path else 0.0)
+        q, k, v, bias, key_padding_mask = self._place(q, k, v, positions, kv_cache, key_padding_mask, as_score_mod=how.flex)  # 2.
+        self._warn_future_keys(q.shape[-2], is_causal, attn_mask)  # a causal-only bias used without a causal mask
+        out, weights = self._attend_masked(q, k, v, bias, attn_mask, key_padding_mask, is_causal, need_weights, how)  # 3-5
+        B, q_len = q.shape[0], q.shape[-2]
         out = self.out_proj(out.transpose(1, 2).reshape(B, q_len, self.embed_dim))  # 6. merge heads: (B, q, E)
         if weights is not None and average_attn_weights: weights = weights.mean(1)  # (B, q, k)
         if not batched: return out[0], (None if weights is None else weights[0])
         return (out if self.batch_first else out.transpose(0, 1)), weights
+
+    def _attend_masked(self, q, k, v, bias, attn_mask, key_padding_mask, is_causal, need_weights, how):
+        "Steps 3-5: one additive mask from the bias and the masks, attention, then the rows whose every key is masked."
+        if how.flex: return self._attend_flex(q, k, v, bias, attn_mask, key_padding_mask, is_causal, how.fast_path), None
+        B, H, q_len, k_len = q.shape[0], self.num_heads, q.shape[-2], k.shape[-2]
+        fused_causal = (is_causal and q_len == k_len and bias is None and attn_mask is None
+                        and key_padding_mask is None and not need_weights)  # SDPA may apply causality itself
+        mask = merge_masks(B, H, q_len, k_len, bias=bias, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                           is_causal=is_causal and not fused_causal, dtype=q.dtype, device=q.device)  # 3. one additive mask
+        out, weights = self._attend(q, k, v, mask, need_weights=need_weights, is_causal=fused_causal)  # 4. (B, H, q, D)
+        if not need_weights and (attn_mask is not None or key_padding_mask is not None):  # 5. rows with every key masked:
+            # what nn.MultiheadAttention returns there: NaN on its fused path, else 0 (section "A row with every key masked")
+            out = out.masked_fill(mask.isneginf().all(-1, keepdim=True), float("nan") if how.fast_path else 0.0)
+        return out, weights
 
     def _attend(self,
                 q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,  # (B, H, q, D), (B, H, k, D), (B, H, k, D)
@@ -286,6 +291,17 @@ def _mha_to_batch_first(self: RelativeMultiheadAttention, query, key, value, key
         raise ValueError(f"query, key and value must be shaped {order} with embed {self.embed_dim}, {self.kdim} and {self.vdim}, "
                          f"one batch and key and value of one length; got {tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}")
     return query, key, value, key_padding_mask, batched
+
+class _Plan(NamedTuple):
+    "How one call runs: FlexAttention or SDPA, and whether nn.MultiheadAttention would take its fused path."
+    flex: bool
+    fast_path: bool
+
+@method_of(RelativeMultiheadAttention, "_plan")
+def _mha_plan(self: RelativeMultiheadAttention, query, key, value, attn_mask, key_padding_mask, need_weights) -> _Plan:
+    "Decided on the inputs as given, before any reshaping."
+    fast_path = self._nn_fast_path(query, key, value, attn_mask, key_padding_mask)
+    return _Plan(flex=self._use_flex(query, need_weights), fast_path=fast_path)  # _use_flex reads only grads and device
 
 @method_of(RelativeMultiheadAttention, "_warn_future_keys")
 def _mha_warn_future_keys(self: RelativeMultiheadAttention, q_len, is_causal, attn_mask):
