@@ -36,7 +36,7 @@ setuptools.setup(
     + (["License :: " + lic[1]] if lic[1] else []),
     url=cfg["git_url"],
     packages=setuptools.find_packages(include=[cfg["lib_name"], cfg["lib_name"] + ".*"]),
-    package_data={cfg["lib_name"]: ["data/*.json"]},
+    package_data={cfg["lib_name"]: ["data/*.json", "data/*.pt"]},
     include_package_data=True,
     install_requires=requirements,
     extras_require={"lessons": lessons_requirements, "dev": dev_requirements},

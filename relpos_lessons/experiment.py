@@ -14,11 +14,12 @@ from dataclasses import dataclass, asdict
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['TASKS', 'METHODS', 'RESULTS_FILE', 'WITH_IDS', 'FULL_RUN', 'T_975', 'sequence_length', 'make_batch', 'answer_logits',
-           'exact_match', 'random_positions', 'LengthGenConfig', 'pick_device', 'build_model', 'train_model',
-           'evaluate', 'heldout_accuracy', 'ProgressLine', 'run_experiment', 'results_path', 'load_results',
-           'save_results', 'run_full', 'interval95', 'summarize', 'criterion_counts', 'results_table',
-           'draw_length_curves']
+__all__ = ['TASKS', 'METHODS', 'RESULTS_FILE', 'WITH_IDS', 'FULL_RUN', 'T_975', 'INSIDE_FILE', 'INSIDE_METHODS',
+           'sequence_length', 'make_batch', 'answer_logits', 'exact_match', 'random_positions', 'LengthGenConfig',
+           'pick_device', 'build_model', 'train_model', 'evaluate', 'heldout_accuracy', 'ProgressLine',
+           'run_experiment', 'results_path', 'load_results', 'save_results', 'run_full', 'interval95', 'summarize',
+           'criterion_counts', 'results_table', 'draw_length_curves', 'train_inside_models', 'load_inside_models',
+           'attention_on_target']
 
 # %% ../nbs/11_length_generalization.ipynb #e6f4cfe6
 import torch
@@ -467,3 +468,49 @@ def draw_length_curves(ax,  # a matplotlib Axes
     ax.set_ylim(-0.03, 1.03)
     ax.set_xticks(lengths if len(lengths) <= 6 else [n for n in lengths if n % 2 == 0])  # whole lengths, not crowded
     return curves
+
+# %% ../nbs/11_length_generalization.ipynb #78fcd169
+INSIDE_FILE = "copy_models.pt"
+INSIDE_METHODS = ("alibi", "rope", "fire")
+
+def train_inside_models(path: str | Path, seed: int = 0, device: str | None = None) -> Path:
+    "Train one copy model per method of INSIDE_METHODS like the full run's copy experiment, and save their state_dicts to `path`."
+    cfg = FULL_RUN["copy"]
+    states = {m: train_model(cfg, m, seed, device=device)[0].cpu().state_dict() for m in INSIDE_METHODS}
+    torch.save(states, path)
+    return Path(path)
+
+def load_inside_models(path: str | Path | None = None) -> dict:
+    "The shipped copy models (or those saved at `path`), as {method: TinyTransformer in eval mode}."
+    path = results_path(INSIDE_FILE) if path is None else Path(path)
+    states = torch.load(path, map_location="cpu", weights_only=True)
+    out = {}
+    for m, state in states.items():
+        model = build_model(FULL_RUN["copy"], m)
+        model.load_state_dict(state)
+        out[m] = model.eval()
+    return out
+
+def attention_on_target(model: TinyTransformer,  # a copy model
+                        n: int,  # symbols per example
+                        examples: int = 256,
+                        seed: int = 0,
+                        num_symbols: int = 8,
+                       ) -> tuple[torch.Tensor, float]:  # (layers, heads) mean weight on the key n back; exact match
+    "For copy inputs of length n: per layer and head, the mean attention weight the answer queries put on the key n back."
+    tokens, start = make_batch("copy", examples, n, num_symbols=num_symbols, generator=torch.Generator().manual_seed(seed))
+    seen = []
+    def hook(attn, args, kwargs, out):  # recompute this layer's weights from the inputs it received
+        h = args[0]
+        again, w = attn.forward(h, h, h, None, True, average_attn_weights=False, is_causal=kwargs["is_causal"])
+        seen.append((out[0], again, w))
+    hooks = [blk.attn.register_forward_hook(hook, with_kwargs=True) for blk in model.blocks]
+    try:
+        with torch.no_grad(): logits = model(tokens[:, :-1])
+    finally:
+        for h in hooks: h.remove()
+    queries = torch.arange(start - 1, start - 1 + n)  # they predict the answer tokens start .. start + n - 1
+    on_target = torch.stack([w[:, :, queries, queries - n].mean((0, 2)) for _, _, w in seen])  # (layers, heads)
+    exact = (logits[:, start - 1:].argmax(-1) == tokens[:, start:]).all(1).float().mean().item()
+    attention_on_target.last = seen
+    return on_target, exact
