@@ -203,7 +203,8 @@ class RelativeMultiheadAttention(nn.Module):
         if kv_cache is not None:
             kv_cache.append(k, v, new_pos, key_padding_mask, explicit)
             k, v, key_padding_mask = kv_cache.keys, kv_cache.values, kv_cache.padding
-            all_pos = kv_cache.positions if kv_cache.explicit else None  # None: 0 .. T-1, the fast grid path
+            all_pos = kv_cache.positions if kv_cache.explicit else None  # None: keys at 0 .. T-1, which lets a bias
+            # module use its faster path for the usual positions (bias_grid, lesson 06) instead of explicit ones
         else: all_pos = new_pos
         k_len = k.shape[-2]
         if self.position_kind != "none" and q_len > k_len:

@@ -29,7 +29,7 @@ class DecoderBlock(nn.Module):
 
     def forward(self, x, *, causal=True, positions=None, key_padding_mask=None, kv_cache=None):  # x (B, T, d_model)
         h = self.ln1(x)
-        x = x + self.attn(h, h, h, key_padding_mask, False, is_causal=causal, positions=positions, kv_cache=kv_cache)[0]
+        x = x + self.attn(h, h, h, key_padding_mask, need_weights=False, is_causal=causal, positions=positions, kv_cache=kv_cache)[0]
         return x + self.ff(self.ln2(x))
 
 # %% ../nbs/09_model.ipynb #3f668dbb
