@@ -44,6 +44,8 @@ def method_of(cls: type,  # the class that receives the method
               name: str,  # the method's name on the class
              ):
     "Decorator: attach the function to `cls` as its method `name`, as if defined in the class body."
+    if not isinstance(cls, type): raise ValueError(f"cls must be a class, got {cls!r}")
+    if not isinstance(name, str) or not name.isidentifier(): raise ValueError(f"name must be a Python identifier, got {name!r}")
     def attach(f):
         f.__name__, f.__qualname__ = name, f"{cls.__name__}.{name}"
         setattr(cls, name, f)
