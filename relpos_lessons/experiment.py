@@ -506,11 +506,11 @@ def attention_on_target(model: TinyTransformer,  # a copy model
         seen.append((out[0], again, w))
     hooks = [blk.attn.register_forward_hook(hook, with_kwargs=True) for blk in model.blocks]
     try:
-        with torch.no_grad(): logits = model(tokens[:, :-1])
+        with torch.no_grad(): logits = answer_logits(model, tokens, start)  # the usual teacher-forced pass; the hooks record
     finally:
         for h in hooks: h.remove()
     queries = torch.arange(start - 1, start - 1 + n)  # they predict the answer tokens start .. start + n - 1
     on_target = torch.stack([w[:, :, queries, queries - n].mean((0, 2)) for _, _, w in seen])  # (layers, heads)
-    exact = (logits[:, start - 1:].argmax(-1) == tokens[:, start:]).all(1).float().mean().item()
+    exact = (logits.argmax(-1) == tokens[:, start:]).all(1).float().mean().item()
     attention_on_target.last = seen
     return on_target, exact
