@@ -187,26 +187,14 @@ class RelativeMultiheadAttention(nn.Module):
         return [t.reshape(t.shape[0], t.shape[1], H, D).transpose(1, 2) for t in qkv]
 
     def _place(self, q, k, v, positions, kv_cache, key_padding_mask, as_score_mod=False):
-        "Give the new keys their positions, append them to the cache, rotate (RoPE) or compute the bias rows (bias methods)."
-        q_len, k_new = q.shape[-2], k.shape[-2]
-        if kv_cache is not None and not isinstance(kv_cache, KVCache):
-            raise ValueError(f"kv_cache must be a KVCache or None, got {type(kv_cache).__name__}")
-        explicit = positions is not None
-        if explicit:
-            new_pos = check_positions(positions, k_new).to(k.device)  # (1 or B, k_new)
-            if new_pos.shape[0] not in (1, k.shape[0]):
-                raise ValueError(f"positions must be shaped (k_len,) or (batch, k_len) with batch={k.shape[0]}, got {tuple(positions.shape)}")
-        elif kv_cache is not None: new_pos = kv_cache.next_positions(k_new, k.device)
-        else: new_pos = None  # 0 .. k_new - 1
+        "Step 2: positions for the new keys, the cache when decoding, then RoPE rotates or the bias rows are computed."
+        new_pos = self._new_positions(positions, k, kv_cache)  # (1 or B, k_new), or None: 0 .. k_new - 1 (plumbing cell)
         if self.position_kind == "rotary":  # keys are rotated once, by their own positions, before they are cached
-            k = self._rotate(k, new_pos if new_pos is not None else torch.arange(k_new, device=k.device)[None], "key")
-        if kv_cache is not None:
-            kv_cache.append(k, v, new_pos, key_padding_mask, explicit)
-            k, v, key_padding_mask = kv_cache.keys, kv_cache.values, kv_cache.padding
-            all_pos = kv_cache.positions if kv_cache.explicit else None  # None: keys at 0 .. T-1, which lets a bias
-            # module use its faster path for the usual positions (bias_grid, lesson 06) instead of explicit ones
-        else: all_pos = new_pos
-        k_len = k.shape[-2]
+            k = self._rotate(k, new_pos if new_pos is not None else torch.arange(k.shape[-2], device=k.device)[None], "key")
+        all_pos = new_pos
+        if kv_cache is not None:  # decoding: earlier keys join the new ones (section "Decoding with a key-value cache")
+            k, v, key_padding_mask, all_pos = self._extend_cache(kv_cache, k, v, new_pos, key_padding_mask, positions is not None)
+        q_len, k_len = q.shape[-2], k.shape[-2]
         if self.position_kind != "none" and q_len > k_len:
             raise ValueError(f"position {self.position!r} needs q_len <= k_len (the queries are the last q_len key positions), "
                              f"got q_len={q_len}, k_len={k_len}")
@@ -235,6 +223,19 @@ def _same_transform(ts, f):  # transform, keeping `query is key is value` (self-
     elif k is v: q, k = f(q), f(k); v = k
     else: q, k, v = f(q), f(k), f(v)
     return q, k, v
+
+@method_of(RelativeMultiheadAttention, "_new_positions")
+def _mha_new_positions(self: RelativeMultiheadAttention, positions, k, kv_cache):
+    "Positions of the new keys: the ones given (checked), else after the cache's last, else None (0 .. k_new - 1)."
+    if kv_cache is not None and not isinstance(kv_cache, KVCache):
+        raise ValueError(f"kv_cache must be a KVCache or None, got {type(kv_cache).__name__}")
+    k_new = k.shape[-2]
+    if positions is not None:
+        new_pos = check_positions(positions, k_new).to(k.device)  # (1 or B, k_new)
+        if new_pos.shape[0] not in (1, k.shape[0]):
+            raise ValueError(f"positions must be shaped (k_len,) or (batch, k_len) with batch={k.shape[0]}, got {tuple(positions.shape)}")
+        return new_pos
+    return kv_cache.next_positions(k_new, k.device) if kv_cache is not None else None
 
 @method_of(RelativeMultiheadAttention, "_reset_parameters")
 def _mha_reset_parameters(self: RelativeMultiheadAttention):  # nn.MultiheadAttention's initialisation
@@ -403,3 +404,10 @@ class KVCache:
 
     def __repr__(self):
         return f"KVCache(length={self.length}, shape={None if self.keys is None else tuple(self.keys.shape)}, explicit={self.explicit})"
+
+@method_of(RelativeMultiheadAttention, "_extend_cache")
+def _mha_extend_cache(self: RelativeMultiheadAttention, kv_cache, k, v, new_pos, key_padding_mask, explicit):
+    "Append the new keys and values; return all keys, values and padding, and their positions (None: 0 .. T-1)."
+    kv_cache.append(k, v, new_pos, key_padding_mask, explicit)
+    all_pos = kv_cache.positions if kv_cache.explicit else None  # None lets a bias module use its faster path for the
+    return kv_cache.keys, kv_cache.values, kv_cache.padding, all_pos  # usual positions (bias_grid) instead of explicit ones

@@ -13,7 +13,7 @@ __all__ = ['alibi_slopes', 'ALiBi', 't5_bucket', 'T5RelativeBias', 'ShawRelative
 # %% ../nbs/07_biases.ipynb #862cefdd
 import torch
 from torch import nn
-from .core import ToeplitzBias, check_int, register_position
+from .core import ToeplitzBias, check_int, method_of, register_position
 
 # %% ../nbs/07_biases.ipynb #7bcb0408
 def alibi_slopes(num_heads: int,  # number of heads, >= 1
@@ -38,15 +38,8 @@ class ALiBi(ToeplitzBias):
         super().__init__()
         if not isinstance(bidirectional, bool): raise ValueError(f"bidirectional must be True or False, got {bidirectional!r}")
         self.num_heads, self.bidirectional = check_int("num_heads", num_heads, low=1), bidirectional
-        self.register_buffer("_anchor", torch.zeros(0), persistent=False)  # empty: carries the module's dtype and device
+        self.register_buffer("_anchor", torch.zeros(0), persistent=False)  # first buffer: gives the module's dtype and device
         self.register_buffer("slopes", alibi_slopes(self.num_heads), persistent=False)  # float64, whatever the dtype
-
-    def _apply(self, fn, recurse=True):
-        "`.to()`, `.bfloat16()`, `.cuda()` move the slopes but keep them float64: exact, and still editable in place."
-        exact = self.slopes
-        super()._apply(fn, recurse)
-        self.slopes = exact.to(device=self._anchor.device)
-        return self
 
     def distance_bias(self, r: torch.Tensor) -> torch.Tensor:  # r: distances j - i, any shape -> (heads, *r.shape)
         "-m_h times the distance to a key at or before the query (or |j - i| when bidirectional)."
@@ -55,6 +48,15 @@ class ALiBi(ToeplitzBias):
         return slopes * (-dist).to(self.compute_dtype)  # negated as integers: the entries at distance 0 are 0.0, not -0.0
 
     def extra_repr(self) -> str: return f"num_heads={self.num_heads}, bidirectional={self.bidirectional}"
+
+# %% ../nbs/07_biases.ipynb #adb94640
+@method_of(ALiBi, "_apply")
+def _alibi_apply(self, fn, recurse=True):
+    "`.to()`, `.bfloat16()`, `.cuda()` move the slopes but keep them float64: exact, and still editable in place."
+    exact = self.slopes
+    super(ALiBi, self)._apply(fn, recurse)  # what super()._apply does in the class body
+    self.slopes = exact.to(device=self._anchor.device)
+    return self
 
 # %% ../nbs/07_biases.ipynb #54a3cb35
 def t5_bucket(relative_position: torch.Tensor,  # integer tensor of relative distances j - i (key minus query)

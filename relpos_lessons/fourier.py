@@ -15,7 +15,7 @@ __all__ = ['position_encoding', 'RelativeFourierPositions']
 # %% ../nbs/05_fourier.ipynb #7c75121a
 import torch
 from torch import nn
-from .core import ToeplitzBias, check_int, check_positions, register_position, toeplitz
+from .core import ToeplitzBias, check_int, check_positions, method_of, register_position, toeplitz
 
 # %% ../nbs/05_fourier.ipynb #436f74fb
 def _as_even(name, value):
@@ -40,12 +40,6 @@ def _encode(distances, input_dim, max_wavelength):
     "Position vectors [cos ..., sin ...] of the given positions or distances, float64 (..., D)."
     angles = _angles(distances, input_dim, max_wavelength)
     return torch.cat([angles.cos(), angles.sin()], dim=-1)
-
-@functools.lru_cache(maxsize=4)
-def _distance_encoding(first, n, input_dim, max_wavelength, device):
-    "(D, n) float64 position vectors of the distances first .. first + n - 1; cached, since they depend on sizes only."
-    with torch.inference_mode(False):  # a normal tensor even if first built under inference_mode: autograd may save it
-        return _encode(torch.arange(first, first + n, device=device), input_dim, max_wavelength).T.contiguous()
 
 # %% ../nbs/05_fourier.ipynb #1cb850ab
 def position_encoding(num_positions: int,  # number of positions
@@ -129,27 +123,43 @@ class RelativeFourierPositions(ToeplitzBias):
         num_queries, num_keys, offset = self._resolve(num_queries, num_keys, offset)
         return self._from_offset(num_queries, num_keys, offset).to(self.dtype)
 
-    def bias_grid(self, q_len: int, k_len: int) -> torch.Tensor:  # (1, heads, q, k)
-        return self._from_offset(q_len, k_len, k_len - q_len)
-
     def _from_offset(self, q_len, k_len, offset):
-        "The fast path: the closed form at the q + k - 1 distances, laid out by `toeplitz`."
-        if q_len == 0 or k_len == 0: return self.rotation_matrix.new_zeros(1, self.num_heads, q_len, k_len)
-        first, n = -(q_len - 1) - offset, q_len + k_len - 1  # the smallest distance r (last query, first key); how many
-        args = (first, n, self.position_vector_size, self.max_wavelength, self.rotation_matrix.device)
-        encoded = _distance_encoding.__wrapped__(*args) if torch.compiler.is_compiling() else _distance_encoding(*args)
-        values = (self.rotation_matrix.double() @ encoded).to(self.compute_dtype)  # (heads, q + k - 1)
-        return toeplitz(values, q_len, k_len)[None]
-
-    def bias_at(self, q_pos: torch.Tensor, k_pos: torch.Tensor) -> torch.Tensor:  # (B, q), (B, k) -> (B, heads, q, k)
-        "Explicit positions: the original's rotate-and-dot formulation, O((q + k) D) angles instead of O(q k D)."
-        D, W = self.position_vector_size, self.max_wavelength
-        ks = _encode(k_pos, D, W).to(self.compute_dtype)  # (B, k, D)
-        qx, qy = _encode(q_pos, D, W).to(self.compute_dtype).chunk(2, dim=-1)  # (B, q, D/2) each
-        a, b = self.rotation_matrix.to(self.compute_dtype)[None, :, None].chunk(2, dim=-1)  # (1, heads, 1, D/2) each
-        qx, qy = qx[:, None], qy[:, None]  # (B, 1, q, D/2)
-        rotated = torch.cat([a * qx - b * qy, b * qx + a * qy], dim=-1)  # (B, heads, q, D)
-        return rotated @ ks[:, None].transpose(-1, -2)  # (B, heads, q, k)
+        "The closed form at every (i, j): r = j - i - offset. (The fast path below replaces this.)"
+        i = torch.arange(q_len, device=self.rotation_matrix.device)[:, None]  # (q, 1)
+        j = torch.arange(k_len, device=self.rotation_matrix.device)[None, :]  # (1, k)
+        return self.distance_bias(j - i - offset)[None]  # (1, heads, q, k)
 
     def extra_repr(self) -> str:
         return f"num_heads={self.num_heads}, max_number_of_keys={self.max_number_of_keys}, position_vector_size={self.position_vector_size}"
+
+# %% ../nbs/05_fourier.ipynb #bfc26405
+@functools.lru_cache(maxsize=4)
+def _distance_encoding(first, n, input_dim, max_wavelength, device):
+    "(D, n) float64 position vectors of the distances first .. first + n - 1; cached, since they depend on sizes only."
+    with torch.inference_mode(False):  # a normal tensor even if first built under inference_mode: autograd may save it
+        return _encode(torch.arange(first, first + n, device=device), input_dim, max_wavelength).T.contiguous()
+
+@method_of(RelativeFourierPositions, "_from_offset")
+def _fourier_from_offset(self, q_len, k_len, offset):
+    "The fast path: the closed form at the q + k - 1 distances, laid out by `toeplitz`."
+    if q_len == 0 or k_len == 0: return self.rotation_matrix.new_zeros(1, self.num_heads, q_len, k_len)
+    first, n = -(q_len - 1) - offset, q_len + k_len - 1  # the smallest distance r (last query, first key); how many
+    args = (first, n, self.position_vector_size, self.max_wavelength, self.rotation_matrix.device)
+    encoded = _distance_encoding.__wrapped__(*args) if torch.compiler.is_compiling() else _distance_encoding(*args)
+    values = (self.rotation_matrix.double() @ encoded).to(self.compute_dtype)  # (heads, q + k - 1)
+    return toeplitz(values, q_len, k_len)[None]
+
+@method_of(RelativeFourierPositions, "bias_grid")
+def _fourier_bias_grid(self, q_len: int, k_len: int) -> torch.Tensor:  # (1, heads, q, k)
+    return self._from_offset(q_len, k_len, k_len - q_len)
+
+@method_of(RelativeFourierPositions, "bias_at")
+def _fourier_bias_at(self, q_pos: torch.Tensor, k_pos: torch.Tensor) -> torch.Tensor:  # (B, q), (B, k) -> (B, heads, q, k)
+    "Explicit positions: the original's rotate-and-dot formulation, O((q + k) D) angles instead of O(q k D)."
+    D, W = self.position_vector_size, self.max_wavelength
+    ks = _encode(k_pos, D, W).to(self.compute_dtype)  # (B, k, D)
+    qx, qy = _encode(q_pos, D, W).to(self.compute_dtype).chunk(2, dim=-1)  # (B, q, D/2) each
+    a, b = self.rotation_matrix.to(self.compute_dtype)[None, :, None].chunk(2, dim=-1)  # (1, heads, 1, D/2) each
+    qx, qy = qx[:, None], qy[:, None]  # (B, 1, q, D/2)
+    rotated = torch.cat([a * qx - b * qy, b * qx + a * qy], dim=-1)  # (B, heads, q, D)
+    return rotated @ ks[:, None].transpose(-1, -2)  # (B, heads, q, k)
