@@ -49,7 +49,7 @@ class ALiBi(ToeplitzBias):
 
     def extra_repr(self) -> str: return f"num_heads={self.num_heads}, bidirectional={self.bidirectional}"
 
-# %% ../nbs/07_biases.ipynb #adb94640
+# %% ../nbs/07_biases.ipynb #1ac7aaf1
 @method_of(ALiBi, "_apply")
 def _alibi_apply(self, fn, recurse=True):
     "`.to()`, `.bfloat16()`, `.cuda()` move the slopes but keep them float64: exact, and still editable in place."

@@ -132,7 +132,7 @@ class RelativeFourierPositions(ToeplitzBias):
     def extra_repr(self) -> str:
         return f"num_heads={self.num_heads}, max_number_of_keys={self.max_number_of_keys}, position_vector_size={self.position_vector_size}"
 
-# %% ../nbs/05_fourier.ipynb #bfc26405
+# %% ../nbs/05_fourier.ipynb #103a0b04
 @functools.lru_cache(maxsize=4)
 def _distance_encoding(first, n, input_dim, max_wavelength, device):
     "(D, n) float64 position vectors of the distances first .. first + n - 1; cached, since they depend on sizes only."
