@@ -365,7 +365,7 @@ def save_results(results: dict, path: str | Path) -> Path:
     if path is None: raise ValueError("path must be a file path of your choice, got None")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(results, separators=(",", ":")))  # compact: 230 runs with their losses
+    path.write_text(json.dumps(results, separators=(",", ":")))  # compact: 265 runs with their losses
     return path
 
 # %% ../nbs/11_length_generalization.ipynb #7e2311e3
@@ -380,6 +380,8 @@ FULL_RUN = {  # name -> config of the shipped experiment: every method, 5 seeds,
     "copy, randomized, M = 49": LengthGenConfig(task="copy", methods=WITH_IDS, steps=1000, randomized_positions=True),  # M: tokens of the 4N test
     "copy, randomized, M = 196": LengthGenConfig(task="copy", methods=WITH_IDS, steps=1000, randomized_positions=True,
                                                  max_position=196),  # 4x wider
+    # the M = 49 sweep again, with the 3000-step cap of the three tasks: do more steps reach the criterion?
+    "copy, randomized, M = 49, cap 3000": LengthGenConfig(task="copy", methods=WITH_IDS, randomized_positions=True),
 }
 
 def run_full(path: str | Path,  # where to write the results (required)
