@@ -154,7 +154,7 @@ def rope_rates_and_amplitude(head_dim: int,  # D
     return rate, attention * xpos_zeta(head_dim).to(positions.device) ** exponent  # (L, D/2)
 
 # %% ../nbs/03a_rope_scaling.ipynb #a7b65655
-SCALING_METHODS = ("none", "linear", "ntk", "yarn")  # "none": plain RoPE
+SCALING_METHODS = ("none", "linear", "ntk", "yarn", "yarn-no-temp")  # "none": plain RoPE; the last: YaRN's rates alone
 SCALING_RESULTS_FILE = "rope_scaling.json"
 
 def scaling_for(method: str,  # one of SCALING_METHODS
@@ -165,8 +165,9 @@ def scaling_for(method: str,  # one of SCALING_METHODS
     if method not in SCALING_METHODS:
         raise ValueError(f"method must be one of {', '.join(map(repr, SCALING_METHODS))}, got {method!r}")
     if method == "none": return None
-    cfg = {"type": method, "factor": float(factor)}
-    if method == "yarn": cfg["original_max_position"] = int(original_max_position)
+    cfg = {"type": method.split("-")[0], "factor": float(factor)}
+    if cfg["type"] == "yarn": cfg["original_max_position"] = int(original_max_position)
+    if method == "yarn-no-temp": cfg["attention_factor"] = 1.0  # YaRN's rates without its temperature
     return cfg
 
 def rope_model(config: LengthGenConfig, scaling=None) -> TinyTransformer:

@@ -29,7 +29,7 @@ def transition_matrix(delta: float,  # the offset δ: row i of the encoding is m
     _check_layout(layout)
     if not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
         raise ValueError(f"dtype must be a floating-point torch dtype, got {dtype!r}")
-    angles = delta * angle_rates(depth, base)                                # (h,) float64
+    angles = delta * angle_rates(depth, base)                                # (D/2,) float64
     d = torch.arange(depth // 2)  # pair index
     sin_at, cos_at = (2 * d, 2 * d + 1) if layout == "interleaved" else (d, d + depth // 2)  # columns of each pair
     T = torch.zeros(depth, depth, dtype=torch.float64)
