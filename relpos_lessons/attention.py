@@ -60,7 +60,7 @@ def merge_masks(batch: int, heads: int, q_len: int, k_len: int,  # the logits' s
         mask = p if mask is None else mask + p
     return mask
 
-# %% ../nbs/08_attention.ipynb #9b292191
+# %% ../nbs/08_attention.ipynb #c3128e9f
 def _keep_own_forward(module, args): return None  # a no-op forward pre-hook (see the end of __init__)
 
 class RelativeMultiheadAttention(nn.Module):
@@ -142,78 +142,89 @@ class RelativeMultiheadAttention(nn.Module):
         if not batched: return out[0], (None if weights is None else weights[0])
         return (out if self.batch_first else out.transpose(0, 1)), weights
 
-    def _attend_masked(self, q, k, v, bias, attn_mask, key_padding_mask, is_causal, need_weights, how):
-        "Steps 3-5: one additive mask from the bias and the masks, attention, then the rows whose every key is masked."
-        if how.flex: return self._attend_flex(q, k, v, bias, attn_mask, key_padding_mask, is_causal, how.fast_path), None
-        B, H, q_len, k_len = q.shape[0], self.num_heads, q.shape[-2], k.shape[-2]
-        fused_causal = (is_causal and q_len == k_len and bias is None and attn_mask is None
-                        and key_padding_mask is None and not need_weights)  # SDPA may apply causality itself
-        mask = merge_masks(B, H, q_len, k_len, bias=bias, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                           is_causal=is_causal and not fused_causal, dtype=q.dtype, device=q.device)  # 3. one additive mask
-        out, weights = self._attend(q, k, v, mask, need_weights=need_weights, is_causal=fused_causal)  # 4. (B, H, q, D)
-        if not need_weights and (attn_mask is not None or key_padding_mask is not None):  # 5. rows with every key masked:
-            # what nn.MultiheadAttention returns there: NaN on its fused path, else 0 (section "A row with every key masked")
-            out = out.masked_fill(mask.isneginf().all(-1, keepdim=True), float("nan") if how.fast_path else 0.0)
-        return out, weights
-
-    def _attend(self,
-                q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,  # (B, H, q, D), (B, H, k, D), (B, H, k, D)
-                mask: torch.Tensor | None,  # additive, broadcastable to (B, H, q, k): bias and masks
-                *,
-                need_weights: bool,  # write softmax out to return the weights
-                is_causal: bool,  # let SDPA apply causality itself (only with mask None and q == k)
-               ) -> tuple[torch.Tensor, torch.Tensor | None]:  # (B, H, q, D) and the (B, H, q, k) weights or None
-        "The attention step proper: softmax(q kᵀ / sqrt(D) + mask) v."
-        p = self.dropout if self.training else 0.0
-        if not need_weights:
-            return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p, is_causal=is_causal), None
-        logits = (q * self.head_dim ** -0.5) @ k.transpose(-1, -2)  # (B, H, q, k), scaled first ...
-        if mask is not None: logits = logits + mask  # ... then the bias and masks
-        weights = F.dropout(logits.softmax(-1), p)
-        return weights @ v, weights
-
     attn_backends = ("sdpa", "flex", "flex-compiled")
 
-    def _project(self, query, key, value):
-        "q, k, v = x W_qᵀ + b_q, ... split into heads: (B, len, E) -> (B, H, len, D)."
-        b = self.in_proj_bias
-        bq, bk, bv = b.chunk(3) if b is not None else (None,) * 3
-        if self._qkv_same_embed_dim and query is key and key is value:  # self-attention: one matmul
-            qkv = F.linear(query, self.in_proj_weight, b).chunk(3, dim=-1)
-        else:
-            ws = self.in_proj_weight.chunk(3) if self._qkv_same_embed_dim else (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight)
-            qkv = [F.linear(x, w, bb) for x, w, bb in zip((query, key, value), ws, (bq, bk, bv))]
-        H, D = self.num_heads, self.head_dim
-        return [t.reshape(t.shape[0], t.shape[1], H, D).transpose(1, 2) for t in qkv]
 
-    def _place(self, q, k, v, positions, kv_cache, key_padding_mask, as_score_mod=False):
-        "Step 2: positions for the new keys, the cache when decoding, then RoPE rotates or the bias rows are computed."
-        new_pos = self._new_positions(positions, k, kv_cache)  # (1 or B, k_new), or None: 0 .. k_new - 1 (plumbing cell)
-        if self.position_kind == "rotary":  # keys are rotated once, by their own positions, before they are cached
-            k = self._rotate(k, new_pos if new_pos is not None else torch.arange(k.shape[-2], device=k.device)[None], "key")
-        all_pos = new_pos
-        if kv_cache is not None:  # decoding: earlier keys join the new ones (section "Decoding with a key-value cache")
-            k, v, key_padding_mask, all_pos = self._extend_cache(kv_cache, k, v, new_pos, key_padding_mask, positions is not None)
-        q_len, k_len = q.shape[-2], k.shape[-2]
-        if self.position_kind != "none" and q_len > k_len:
-            raise ValueError(f"position {self.position!r} needs q_len <= k_len (the queries are the last q_len key positions), "
-                             f"got q_len={q_len}, k_len={k_len}")
-        bias = None
-        if self.position_kind == "rotary":
-            q_pos = torch.arange(k_len - q_len, k_len, device=q.device)[None] if all_pos is None else all_pos[:, k_len - q_len:]
-            q = self._rotate(q, q_pos, "query")
-        elif self.position_bias is not None and as_score_mod:  # FlexAttention: a function of (b, h, i, j), nothing built
-            bias = self.position_bias.score_mod(q_len, k_len, positions=all_pos)
-        elif self.position_bias is not None:
-            bias = self.position_bias(q_len, k_len, positions=all_pos)  # (1 or B, H, q, k): only the rows asked for
-        return q, k, v, bias, key_padding_mask
+# %% ../nbs/08_attention.ipynb #84e2ca59
+@method_of(RelativeMultiheadAttention, "_project")
+def _mha_project(self: RelativeMultiheadAttention, query, key, value):
+    "q, k, v = x W_qᵀ + b_q, ... split into heads: (B, len, E) -> (B, H, len, D)."
+    b = self.in_proj_bias
+    bq, bk, bv = b.chunk(3) if b is not None else (None,) * 3
+    if self._qkv_same_embed_dim and query is key and key is value:  # self-attention: one matmul
+        qkv = F.linear(query, self.in_proj_weight, b).chunk(3, dim=-1)
+    else:
+        ws = self.in_proj_weight.chunk(3) if self._qkv_same_embed_dim else (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight)
+        qkv = [F.linear(x, w, bb) for x, w, bb in zip((query, key, value), ws, (bq, bk, bv))]
+    H, D = self.num_heads, self.head_dim
+    return [t.reshape(t.shape[0], t.shape[1], H, D).transpose(1, 2) for t in qkv]
 
-    def _rotate(self, x, pos, role):  # x (B, H, L, D), pos (1 or B, L)
-        kw = dict(self.rope_kwargs, role=role) if self.rope_kwargs.get("xpos") else self.rope_kwargs
-        if pos.shape[0] == 1: return apply_rope(x, pos[0], **kw)
-        B, H, L, D = x.shape  # one position per (batch, row): rotate (H, B*L, D) rows
-        flat = x.transpose(0, 1).reshape(H, B * L, D)
-        return apply_rope(flat, pos.expand(B, L).reshape(-1), **kw).reshape(H, B, L, D).transpose(0, 1)
+
+# %% ../nbs/08_attention.ipynb #92def476
+@method_of(RelativeMultiheadAttention, "_place")
+def _mha_place(self: RelativeMultiheadAttention, q, k, v, positions, kv_cache, key_padding_mask, as_score_mod=False):
+    "Step 2: positions for the new keys, the cache when decoding, then RoPE rotates or the bias rows are computed."
+    new_pos = self._new_positions(positions, k, kv_cache)  # (1 or B, k_new), or None: 0 .. k_new - 1 (plumbing cell)
+    if self.position_kind == "rotary":  # keys are rotated once, by their own positions, before they are cached
+        k = self._rotate(k, new_pos if new_pos is not None else torch.arange(k.shape[-2], device=k.device)[None], "key")
+    all_pos = new_pos
+    if kv_cache is not None:  # decoding: earlier keys join the new ones (section "Decoding with a key-value cache")
+        k, v, key_padding_mask, all_pos = self._extend_cache(kv_cache, k, v, new_pos, key_padding_mask, positions is not None)
+    q_len, k_len = q.shape[-2], k.shape[-2]
+    if self.position_kind != "none" and q_len > k_len:
+        raise ValueError(f"position {self.position!r} needs q_len <= k_len (the queries are the last q_len key positions), "
+                         f"got q_len={q_len}, k_len={k_len}")
+    bias = None
+    if self.position_kind == "rotary":
+        q_pos = torch.arange(k_len - q_len, k_len, device=q.device)[None] if all_pos is None else all_pos[:, k_len - q_len:]
+        q = self._rotate(q, q_pos, "query")
+    elif self.position_bias is not None and as_score_mod:  # FlexAttention: a function of (b, h, i, j), nothing built
+        bias = self.position_bias.score_mod(q_len, k_len, positions=all_pos)
+    elif self.position_bias is not None:
+        bias = self.position_bias(q_len, k_len, positions=all_pos)  # (1 or B, H, q, k): only the rows asked for
+    return q, k, v, bias, key_padding_mask
+
+@method_of(RelativeMultiheadAttention, "_rotate")
+def _mha_rotate(self: RelativeMultiheadAttention, x, pos, role):  # x (B, H, L, D), pos (1 or B, L)
+    kw = dict(self.rope_kwargs, role=role) if self.rope_kwargs.get("xpos") else self.rope_kwargs
+    if pos.shape[0] == 1: return apply_rope(x, pos[0], **kw)
+    B, H, L, D = x.shape  # one position per (batch, row): rotate (H, B*L, D) rows
+    flat = x.transpose(0, 1).reshape(H, B * L, D)
+    return apply_rope(flat, pos.expand(B, L).reshape(-1), **kw).reshape(H, B, L, D).transpose(0, 1)
+
+
+# %% ../nbs/08_attention.ipynb #636e2b56
+@method_of(RelativeMultiheadAttention, "_attend_masked")
+def _mha_attend_masked(self: RelativeMultiheadAttention, q, k, v, bias, attn_mask, key_padding_mask, is_causal, need_weights, how):
+    "Steps 3-5: one additive mask from the bias and the masks, attention, then the rows whose every key is masked."
+    if how.flex: return self._attend_flex(q, k, v, bias, attn_mask, key_padding_mask, is_causal, how.fast_path), None
+    B, H, q_len, k_len = q.shape[0], self.num_heads, q.shape[-2], k.shape[-2]
+    fused_causal = (is_causal and q_len == k_len and bias is None and attn_mask is None
+                    and key_padding_mask is None and not need_weights)  # SDPA may apply causality itself
+    mask = merge_masks(B, H, q_len, k_len, bias=bias, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                       is_causal=is_causal and not fused_causal, dtype=q.dtype, device=q.device)  # 3. one additive mask
+    out, weights = self._attend(q, k, v, mask, need_weights=need_weights, is_causal=fused_causal)  # 4. (B, H, q, D)
+    if not need_weights and (attn_mask is not None or key_padding_mask is not None):  # 5. rows with every key masked:
+        # what nn.MultiheadAttention returns there: NaN on its fused path, else 0 (section "A row with every key masked")
+        out = out.masked_fill(mask.isneginf().all(-1, keepdim=True), float("nan") if how.fast_path else 0.0)
+    return out, weights
+
+@method_of(RelativeMultiheadAttention, "_attend")
+def _mha_attend(self: RelativeMultiheadAttention,
+            q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,  # (B, H, q, D), (B, H, k, D), (B, H, k, D)
+            mask: torch.Tensor | None,  # additive, broadcastable to (B, H, q, k): bias and masks
+            *,
+            need_weights: bool,  # write softmax out to return the weights
+            is_causal: bool,  # let SDPA apply causality itself (only with mask None and q == k)
+           ) -> tuple[torch.Tensor, torch.Tensor | None]:  # (B, H, q, D) and the (B, H, q, k) weights or None
+    "The attention step proper: softmax(q kᵀ / sqrt(D) + mask) v."
+    p = self.dropout if self.training else 0.0
+    if not need_weights:
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p, is_causal=is_causal), None
+    logits = (q * self.head_dim ** -0.5) @ k.transpose(-1, -2)  # (B, H, q, k), scaled first ...
+    if mask is not None: logits = logits + mask  # ... then the bias and masks
+    weights = F.dropout(logits.softmax(-1), p)
+    return weights @ v, weights
 
 
 # %% ../nbs/08_attention.ipynb #717b6be5
