@@ -60,7 +60,7 @@ def merge_masks(batch: int, heads: int, q_len: int, k_len: int,  # the logits' s
         mask = p if mask is None else mask + p
     return mask
 
-# %% ../nbs/08_attention.ipynb #c3128e9f
+# %% ../nbs/08_attention.ipynb #eeddb170
 def _keep_own_forward(module, args): return None  # a no-op forward pre-hook (see the end of __init__)
 
 class RelativeMultiheadAttention(nn.Module):
@@ -145,7 +145,7 @@ class RelativeMultiheadAttention(nn.Module):
     attn_backends = ("sdpa", "flex", "flex-compiled")
 
 
-# %% ../nbs/08_attention.ipynb #84e2ca59
+# %% ../nbs/08_attention.ipynb #952eeaad
 @method_of(RelativeMultiheadAttention, "_project")
 def _mha_project(self: RelativeMultiheadAttention, query, key, value):
     "q, k, v = x W_qᵀ + b_q, ... split into heads: (B, len, E) -> (B, H, len, D)."
@@ -160,7 +160,7 @@ def _mha_project(self: RelativeMultiheadAttention, query, key, value):
     return [t.reshape(t.shape[0], t.shape[1], H, D).transpose(1, 2) for t in qkv]
 
 
-# %% ../nbs/08_attention.ipynb #92def476
+# %% ../nbs/08_attention.ipynb #b5cb2ab2
 @method_of(RelativeMultiheadAttention, "_place")
 def _mha_place(self: RelativeMultiheadAttention, q, k, v, positions, kv_cache, key_padding_mask, as_score_mod=False):
     "Step 2: positions for the new keys, the cache when decoding, then RoPE rotates or the bias rows are computed."
@@ -193,7 +193,7 @@ def _mha_rotate(self: RelativeMultiheadAttention, x, pos, role):  # x (B, H, L, 
     return apply_rope(flat, pos.expand(B, L).reshape(-1), **kw).reshape(H, B, L, D).transpose(0, 1)
 
 
-# %% ../nbs/08_attention.ipynb #636e2b56
+# %% ../nbs/08_attention.ipynb #b0a2e332
 @method_of(RelativeMultiheadAttention, "_attend_masked")
 def _mha_attend_masked(self: RelativeMultiheadAttention, q, k, v, bias, attn_mask, key_padding_mask, is_causal, need_weights, how):
     "Steps 3-5: one additive mask from the bias and the masks, attention, then the rows whose every key is masked."
