@@ -84,6 +84,8 @@ def yarn_correction_range(head_dim: int,  # D
     "YaRN's ramp ends: pairs <= low keep their rate, pairs >= high are divided by the factor."
     def pair_turning(turns):  # the (real) pair index whose wavelength fits `turns` times into L
         return head_dim * math.log(original_max_position / (turns * 2 * math.pi)) / (2 * math.log(base))
+    # the upper clamp is head_dim - 1, as in Hugging Face's code, not D/2 - 1: for the usual heads the ramp ends well
+    # below D/2 anyway, and a ramp end past the last pair only means that every pair is blended or kept
     return max(math.floor(pair_turning(beta_fast)), 0), min(math.ceil(pair_turning(beta_slow)), head_dim - 1)
 
 def rope_frequencies(head_dim: int,  # D, even: the features of one head
