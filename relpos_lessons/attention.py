@@ -199,14 +199,11 @@ def _mha_attend_masked(self: RelativeMultiheadAttention, q, k, v, bias, attn_mas
     "Steps 3-5: one additive mask from the bias and the masks, attention, then the rows whose every key is masked."
     if how.flex: return self._attend_flex(q, k, v, bias, attn_mask, key_padding_mask, is_causal, how.fast_path), None
     B, H, q_len, k_len = q.shape[0], self.num_heads, q.shape[-2], k.shape[-2]
-    fused_causal = (is_causal and q_len == k_len and bias is None and attn_mask is None
-                    and key_padding_mask is None and not need_weights)  # SDPA may apply causality itself
+    sdpa_causal = self._sdpa_causal(q_len, k_len, bias, attn_mask, key_padding_mask, is_causal, need_weights)  # a speed-up only
     mask = merge_masks(B, H, q_len, k_len, bias=bias, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                       is_causal=is_causal and not fused_causal, dtype=q.dtype, device=q.device)  # 3. one additive mask
-    out, weights = self._attend(q, k, v, mask, need_weights=need_weights, is_causal=fused_causal)  # 4. (B, H, q, D)
-    if not need_weights and (attn_mask is not None or key_padding_mask is not None):  # 5. rows with every key masked:
-        # what nn.MultiheadAttention returns there: NaN on its fused path, else 0 (section "A row with every key masked")
-        out = out.masked_fill(mask.isneginf().all(-1, keepdim=True), float("nan") if how.fast_path else 0.0)
+                       is_causal=is_causal and not sdpa_causal, dtype=q.dtype, device=q.device)  # 3. one additive mask
+    out, weights = self._attend(q, k, v, mask, need_weights=need_weights, is_causal=sdpa_causal)  # 4. (B, H, q, D)
+    if not need_weights: out = self._fill_empty_rows(out, mask, attn_mask, key_padding_mask, how)  # 5.
     return out, weights
 
 @method_of(RelativeMultiheadAttention, "_attend")
@@ -315,6 +312,18 @@ def _mha_plan(self: RelativeMultiheadAttention, query, key, value, attn_mask, ke
     "Decided on the inputs as given, before any reshaping."
     fast_path = self._nn_fast_path(query, key, value, attn_mask, key_padding_mask)
     return _Plan(flex=self._use_flex(query, need_weights), fast_path=fast_path)  # _use_flex reads only grads and device
+
+@method_of(RelativeMultiheadAttention, "_sdpa_causal")
+def _mha_sdpa_causal(self: RelativeMultiheadAttention, q_len, k_len, bias, attn_mask, key_padding_mask, is_causal, need_weights):
+    "Whether SDPA can apply causality itself (nothing else to add, square): faster than an explicit mask, same numbers."
+    return (is_causal and q_len == k_len and bias is None and attn_mask is None
+            and key_padding_mask is None and not need_weights)
+
+@method_of(RelativeMultiheadAttention, "_fill_empty_rows")
+def _mha_fill_empty_rows(self: RelativeMultiheadAttention, out, mask, attn_mask, key_padding_mask, how):
+    "Step 5: rows whose every key is masked get what nn.MultiheadAttention returns there: NaN on its fused path, else 0."
+    if attn_mask is None and key_padding_mask is None: return out  # causality alone never masks a whole row
+    return out.masked_fill(mask.isneginf().all(-1, keepdim=True), float("nan") if how.fast_path else 0.0)
 
 @method_of(RelativeMultiheadAttention, "_warn_future_keys")
 def _mha_warn_future_keys(self: RelativeMultiheadAttention, q_len, is_causal, attn_mask):
