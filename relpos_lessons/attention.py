@@ -133,9 +133,13 @@ class RelativeMultiheadAttention(nn.Module):
         how = self._plan(query, key, value, attn_mask, key_padding_mask, need_weights)  # plumbing: which path (optional section)
         query, key, value, key_padding_mask, batched = self._to_batch_first(query, key, value, key_padding_mask)  # (B, len, E)
         q, k, v = self._project(query, key, value)  # 1. project, split heads: each (B, H, len, D)
-        q, k, v, bias, key_padding_mask = self._place(q, k, v, positions, kv_cache, key_padding_mask, as_score_mod=how.flex)  # 2.
+        q, k, v, all_pos, key_padding_mask = self._place(q, k, v, positions, kv_cache, key_padding_mask)  # 2. positions, cache, RoPE
         self._warn_future_keys(q.shape[-2], is_causal, attn_mask)  # a causal-only bias used without a causal mask
-        out, weights = self._attend_masked(q, k, v, bias, attn_mask, key_padding_mask, is_causal, need_weights, how)  # 3-5
+        if how.flex:  # the optional FlexAttention backend (lesson 08a) does the rest without ever building the bias
+            out, weights = self._attend_flex(q, k, v, all_pos, attn_mask, key_padding_mask, is_causal, how.fast_path), None
+        else:
+            bias = None if self.position_bias is None else self.position_bias(q.shape[-2], k.shape[-2], positions=all_pos)  # 2. (1 or B, H, q, k)
+            out, weights = self._attend_masked(q, k, v, bias, attn_mask, key_padding_mask, is_causal, need_weights, how)  # 3-5
         B, q_len = q.shape[0], q.shape[-2]
         out = self.out_proj(out.transpose(1, 2).reshape(B, q_len, self.embed_dim))  # 6. merge heads: (B, q, E)
         if weights is not None and average_attn_weights: weights = weights.mean(1)  # (B, q, k)
@@ -162,8 +166,8 @@ def _mha_project(self: RelativeMultiheadAttention, query, key, value):
 
 # %% ../nbs/08_attention.ipynb #b5cb2ab2
 @method_of(RelativeMultiheadAttention, "_place")
-def _mha_place(self: RelativeMultiheadAttention, q, k, v, positions, kv_cache, key_padding_mask, as_score_mod=False):
-    "Step 2: positions for the new keys, the cache when decoding, then RoPE rotates or the bias rows are computed."
+def _mha_place(self: RelativeMultiheadAttention, q, k, v, positions, kv_cache, key_padding_mask):
+    "Step 2: positions for the new keys, the cache when decoding, RoPE's rotations; returns the positions of all keys (or None)."
     new_pos = self._new_positions(positions, k, kv_cache)  # (1 or B, k_new), or None: 0 .. k_new - 1 (plumbing cell)
     if self.position_kind == "rotary":  # keys are rotated once, by their own positions, before they are cached
         k = self._rotate(k, new_pos if new_pos is not None else torch.arange(k.shape[-2], device=k.device)[None], "key")
@@ -174,15 +178,10 @@ def _mha_place(self: RelativeMultiheadAttention, q, k, v, positions, kv_cache, k
     if self.position_kind != "none" and q_len > k_len:
         raise ValueError(f"position {self.position!r} needs q_len <= k_len (the queries are the last q_len key positions), "
                          f"got q_len={q_len}, k_len={k_len}")
-    bias = None
     if self.position_kind == "rotary":
         q_pos = torch.arange(k_len - q_len, k_len, device=q.device)[None] if all_pos is None else all_pos[:, k_len - q_len:]
         q = self._rotate(q, q_pos, "query")
-    elif self.position_bias is not None and as_score_mod:  # FlexAttention: a function of (b, h, i, j), nothing built
-        bias = self.position_bias.score_mod(q_len, k_len, positions=all_pos)
-    elif self.position_bias is not None:
-        bias = self.position_bias(q_len, k_len, positions=all_pos)  # (1 or B, H, q, k): only the rows asked for
-    return q, k, v, bias, key_padding_mask
+    return q, k, v, all_pos, key_padding_mask  # a bias method's rows are computed from all_pos in forward
 
 @method_of(RelativeMultiheadAttention, "_rotate")
 def _mha_rotate(self: RelativeMultiheadAttention, x, pos, role):  # x (B, H, L, D), pos (1 or B, L)
@@ -197,7 +196,6 @@ def _mha_rotate(self: RelativeMultiheadAttention, x, pos, role):  # x (B, H, L, 
 @method_of(RelativeMultiheadAttention, "_attend_masked")
 def _mha_attend_masked(self: RelativeMultiheadAttention, q, k, v, bias, attn_mask, key_padding_mask, is_causal, need_weights, how):
     "Steps 3-5: one additive mask from the bias and the masks, attention, then the rows whose every key is masked."
-    if how.flex: return self._attend_flex(q, k, v, bias, attn_mask, key_padding_mask, is_causal, how.fast_path), None
     B, H, q_len, k_len = q.shape[0], self.num_heads, q.shape[-2], k.shape[-2]
     sdpa_causal = self._sdpa_causal(q_len, k_len, bias, attn_mask, key_padding_mask, is_causal, need_weights)  # a speed-up only
     mask = merge_masks(B, H, q_len, k_len, bias=bias, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
@@ -355,9 +353,10 @@ def _mha_use_flex(self: RelativeMultiheadAttention, query, need_weights) -> bool
     return not (grads and query.device.type == "cpu")
 
 @method_of(RelativeMultiheadAttention, "_attend_flex")
-def _mha_attend_flex(self: RelativeMultiheadAttention, q, k, v, score_mod, attn_mask, key_padding_mask, is_causal, fast_path):
-    "Steps 3-5 with FlexAttention: the bias as a score_mod, causality and padding as a block mask; nothing (B, H, q, k) is built."
+def _mha_attend_flex(self: RelativeMultiheadAttention, q, k, v, positions, attn_mask, key_padding_mask, is_causal, fast_path):
+    "Steps 2 (the bias) to 5 with FlexAttention: the bias as a score_mod, causality and padding as a block mask; nothing (B, H, q, k) is built."
     from relpos_lessons.flex import flex_attention_forward, masked_rows  # lesson 08a, which imports this module's dependencies
+    score_mod = None if self.position_bias is None else self.position_bias.score_mod(q.shape[-2], k.shape[-2], positions=positions)
     out = flex_attention_forward(q, k, v, score_mod=score_mod, is_causal=is_causal, key_padding_mask=key_padding_mask,
                                  attn_mask=attn_mask, compiled=self.attn_backend == "flex-compiled")  # rows that see no key: 0
     if fast_path and (attn_mask is not None or key_padding_mask is not None):  # nn.MultiheadAttention's fused kernel: NaN there
