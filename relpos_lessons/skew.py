@@ -77,7 +77,7 @@ def skew(x: torch.Tensor,  # (..., L, L), column m for relative distance j - i =
     return shifted.tril()  # above the diagonal: the pad and the next row's values -> 0
 
 # %% ../nbs/04_skew.ipynb #8eaa70e2
-def rel_shift(x: torch.Tensor,  # (..., qlen, klen), klen >= qlen; column m for j - i = m - (klen - 1)
+def rel_shift(x: torch.Tensor,  # (..., qlen, klen), klen >= qlen; column m for j - t = m - (klen - 1), t = mlen + i the query's position
              ) -> torch.Tensor:  # (..., qlen, klen); valid where j <= klen - qlen + i, leftovers above
     "Transformer-XL's shift: out[..., i, j] = x[..., i, j - i + qlen - 1] for j <= mlen + i (mlen = klen - qlen)."
     if x.ndim < 2 or x.shape[-2] > x.shape[-1]:
