@@ -89,7 +89,7 @@ def rel_shift(x: torch.Tensor,  # (..., qlen, klen), klen >= qlen; column m for 
 # %% ../nbs/04_skew.ipynb #0903181e
 def transformer_xl_scores(q: torch.Tensor,  # (..., heads, qlen, d) queries of the segment
                           k: torch.Tensor,  # (..., heads, klen, d) keys: mlen from memory, then the segment
-                          r: torch.Tensor,  # (klen, d) or (heads, klen, d) projected encodings, row m for i - j = klen - 1 - m
+                          r: torch.Tensor,  # (klen, d) or (heads, klen, d) projected encodings, row m for t - j = klen - 1 - m (t = mlen + i)
                           u: torch.Tensor,  # (d,) or (heads, d) global content bias
                           v: torch.Tensor,  # (d,) or (heads, d) global position bias
                          ) -> torch.Tensor:  # (..., heads, qlen, klen); -inf where j > mlen + i
