@@ -222,6 +222,33 @@ def _mha_attend(self: RelativeMultiheadAttention,
     return weights @ v, weights
 
 
+# %% ../nbs/08_attention.ipynb #601392df
+@method_of(RelativeMultiheadAttention, "_sdpa_causal")
+def _mha_sdpa_causal(self: RelativeMultiheadAttention, q_len, k_len, bias, attn_mask, key_padding_mask, is_causal, need_weights):
+    "Whether SDPA can apply causality itself (nothing else to add, square): faster than an explicit mask, same numbers."
+    return (is_causal and q_len == k_len and bias is None and attn_mask is None
+            and key_padding_mask is None and not need_weights)
+
+@method_of(RelativeMultiheadAttention, "_fill_empty_rows")
+def _mha_fill_empty_rows(self: RelativeMultiheadAttention, out, mask, attn_mask, key_padding_mask, how):
+    "Step 5: rows whose every key is masked get what nn.MultiheadAttention returns there: NaN on its fused path, else 0."
+    if attn_mask is None and key_padding_mask is None: return out  # causality alone never masks a whole row
+    return out.masked_fill(mask.isneginf().all(-1, keepdim=True), float("nan") if how.fast_path else 0.0)
+
+@method_of(RelativeMultiheadAttention, "_nn_fast_path")
+def _mha_nn_fast_path(self: RelativeMultiheadAttention, query, key, value, attn_mask, key_padding_mask) -> bool:
+    "Whether nn.MultiheadAttention would answer this call with its fused inference kernel (a fully masked row: NaN, not 0)."
+    if (attn_mask is not None and attn_mask.is_floating_point()) or (key_padding_mask is not None and key_padding_mask.is_floating_point()):
+        return False
+    if torch.compiler.is_compiling() or not torch.backends.mha.get_fastpath_enabled(): return False
+    if query.ndim != 3 or query is not key or key is not value or not self._qkv_same_embed_dim or self.in_proj_bias is None:
+        return False
+    if query.dtype != self.in_proj_weight.dtype or self.training or self.num_heads % 2 or not self.batch_first: return False
+    if torch.is_autocast_enabled(): return False
+    tensors = (query, self.in_proj_weight, self.in_proj_bias, self.out_proj.weight, self.out_proj.bias)
+    return not (torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors))
+
+
 # %% ../nbs/08_attention.ipynb #717b6be5
 def _same_transform(ts, f):  # transform, keeping `query is key is value` (self-attention) visible afterwards
     q, k, v = ts
@@ -311,18 +338,6 @@ def _mha_plan(self: RelativeMultiheadAttention, query, key, value, attn_mask, ke
     fast_path = self._nn_fast_path(query, key, value, attn_mask, key_padding_mask)
     return _Plan(flex=self._use_flex(query, need_weights), fast_path=fast_path)  # _use_flex reads only grads and device
 
-@method_of(RelativeMultiheadAttention, "_sdpa_causal")
-def _mha_sdpa_causal(self: RelativeMultiheadAttention, q_len, k_len, bias, attn_mask, key_padding_mask, is_causal, need_weights):
-    "Whether SDPA can apply causality itself (nothing else to add, square): faster than an explicit mask, same numbers."
-    return (is_causal and q_len == k_len and bias is None and attn_mask is None
-            and key_padding_mask is None and not need_weights)
-
-@method_of(RelativeMultiheadAttention, "_fill_empty_rows")
-def _mha_fill_empty_rows(self: RelativeMultiheadAttention, out, mask, attn_mask, key_padding_mask, how):
-    "Step 5: rows whose every key is masked get what nn.MultiheadAttention returns there: NaN on its fused path, else 0."
-    if attn_mask is None and key_padding_mask is None: return out  # causality alone never masks a whole row
-    return out.masked_fill(mask.isneginf().all(-1, keepdim=True), float("nan") if how.fast_path else 0.0)
-
 @method_of(RelativeMultiheadAttention, "_warn_future_keys")
 def _mha_warn_future_keys(self: RelativeMultiheadAttention, q_len, is_causal, attn_mask):
     "Warn when keys after the query are visible but the bias gives them all one value (a causal-only bias)."
@@ -331,19 +346,6 @@ def _mha_warn_future_keys(self: RelativeMultiheadAttention, q_len, is_causal, at
         warnings.warn(f"{type(self.position_bias).__name__}(bidirectional=False) gives every key after the query the same "
                       f"bias, yet this call shows those keys (is_causal=False, no attn_mask): pass is_causal=True, or build "
                       f"the layer with position_kwargs={{'bidirectional': True}} for an encoder", stacklevel=3)
-
-@method_of(RelativeMultiheadAttention, "_nn_fast_path")
-def _mha_nn_fast_path(self: RelativeMultiheadAttention, query, key, value, attn_mask, key_padding_mask) -> bool:
-    "Whether nn.MultiheadAttention would answer this call with its fused inference kernel (a fully masked row: NaN, not 0)."
-    if (attn_mask is not None and attn_mask.is_floating_point()) or (key_padding_mask is not None and key_padding_mask.is_floating_point()):
-        return False
-    if torch.compiler.is_compiling() or not torch.backends.mha.get_fastpath_enabled(): return False
-    if query.ndim != 3 or query is not key or key is not value or not self._qkv_same_embed_dim or self.in_proj_bias is None:
-        return False
-    if query.dtype != self.in_proj_weight.dtype or self.training or self.num_heads % 2 or not self.batch_first: return False
-    if torch.is_autocast_enabled(): return False
-    tensors = (query, self.in_proj_weight, self.in_proj_bias, self.out_proj.weight, self.out_proj.bias)
-    return not (torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors))
 
 @method_of(RelativeMultiheadAttention, "_use_flex")
 def _mha_use_flex(self: RelativeMultiheadAttention, query, need_weights) -> bool:
