@@ -73,7 +73,7 @@ def skew(x: torch.Tensor,  # (..., L, L), column m for relative distance j - i =
         raise ValueError(f"x must be shaped (..., L, L) (causal: L distances -(L - 1)..0), got shape {tuple(x.shape)}")
     L = x.shape[-1]
     padded = F.pad(x, (1, 0))  # (..., L, L + 1): dummy column on the left
-    shifted = padded.reshape(*x.shape[:-2], L + 1, L)[..., 1:, :]  # (..., L, L): row i moved right by i (column m lands at j = m - (L - 1 - i))
+    shifted = padded.reshape(*x.shape[:-2], L + 1, L)[..., 1:, :]  # (..., L, L): column m of row i lands at j = m - (L - 1 - i): row 0 moved left by L - 1, each next row one less
     return shifted.tril()  # above the diagonal: the pad and the next row's values -> 0
 
 # %% ../nbs/04_skew.ipynb #8eaa70e2
