@@ -40,7 +40,7 @@ def relative_to_absolute(x: torch.Tensor,  # (..., L, 2L - 1), column m for rela
 
 # %% ../nbs/04_skew.ipynb #bd0caf19
 def _shift_block(p: torch.Tensor, L: int) -> torch.Tensor:
-    "p (..., n, L + n - 1), column c for distance j - i = c - (n - 1) -> view (..., n, L): out[a, j] = p[a, j - a + n - 1]."
+    "p (..., n, L + n - 1), column c for distance j - i = c - (n - 1), i the query's row inside the block -> view (..., n, L): out[a, j] = p[a, j - a + n - 1]."
     n = p.shape[-2]
     if n == 1: return p
     flat = p.flatten(-2)[..., n - 1:n - 1 + n * (L + n - 2)]  # start at distance 0 of the block's first query
