@@ -248,14 +248,16 @@ def _mha_nn_fast_path(self: RelativeMultiheadAttention, query, key, value, attn_
     tensors = (query, self.in_proj_weight, self.in_proj_bias, self.out_proj.weight, self.out_proj.bias)
     return not (torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors))
 
+class _Plan(NamedTuple):
+    "How one call runs: FlexAttention or SDPA, and whether nn.MultiheadAttention would take its fused path."
+    flex: bool
+    fast_path: bool
 
-# %% ../nbs/08_attention.ipynb #717b6be5
-def _same_transform(ts, f):  # transform, keeping `query is key is value` (self-attention) visible afterwards
-    q, k, v = ts
-    if q is k and k is v: q = k = v = f(q)
-    elif k is v: q, k = f(q), f(k); v = k
-    else: q, k, v = f(q), f(k), f(v)
-    return q, k, v
+@method_of(RelativeMultiheadAttention, "_plan")
+def _mha_plan(self: RelativeMultiheadAttention, query, key, value, attn_mask, key_padding_mask, need_weights) -> _Plan:
+    "Decided on the inputs as given, before any reshaping."
+    fast_path = self._nn_fast_path(query, key, value, attn_mask, key_padding_mask)
+    return _Plan(flex=self._use_flex(query, need_weights), fast_path=fast_path)  # _use_flex reads only grads and device
 
 @method_of(RelativeMultiheadAttention, "_new_positions")
 def _mha_new_positions(self: RelativeMultiheadAttention, positions, k, kv_cache):
@@ -269,6 +271,24 @@ def _mha_new_positions(self: RelativeMultiheadAttention, positions, k, kv_cache)
             raise ValueError(f"positions must be shaped (k_len,) or (batch, k_len) with batch={k.shape[0]}, got {tuple(positions.shape)}")
         return new_pos
     return kv_cache.next_positions(k_new, k.device) if kv_cache is not None else None
+
+@method_of(RelativeMultiheadAttention, "_warn_future_keys")
+def _mha_warn_future_keys(self: RelativeMultiheadAttention, q_len, is_causal, attn_mask):
+    "Warn when keys after the query are visible but the bias gives them all one value (a causal-only bias)."
+    if (not is_causal and attn_mask is None and q_len > 1 and not getattr(self.position_bias, "bidirectional", True)
+            and not torch.compiler.is_compiling()):
+        warnings.warn(f"{type(self.position_bias).__name__}(bidirectional=False) gives every key after the query the same "
+                      f"bias, yet this call shows those keys (is_causal=False, no attn_mask): pass is_causal=True, or build "
+                      f"the layer with position_kwargs={{'bidirectional': True}} for an encoder", stacklevel=3)
+
+
+# %% ../nbs/08_attention.ipynb #717b6be5
+def _same_transform(ts, f):  # transform, keeping `query is key is value` (self-attention) visible afterwards
+    q, k, v = ts
+    if q is k and k is v: q = k = v = f(q)
+    elif k is v: q, k = f(q), f(k); v = k
+    else: q, k, v = f(q), f(k), f(v)
+    return q, k, v
 
 @method_of(RelativeMultiheadAttention, "_reset_parameters")
 def _mha_reset_parameters(self: RelativeMultiheadAttention):  # nn.MultiheadAttention's initialisation
@@ -326,26 +346,6 @@ def _mha_to_batch_first(self: RelativeMultiheadAttention, query, key, value, key
         raise ValueError(f"query, key and value must be shaped {order} with embed {self.embed_dim}, {self.kdim} and {self.vdim}, "
                          f"one batch and key and value of one length; got {tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}")
     return query, key, value, key_padding_mask, batched
-
-class _Plan(NamedTuple):
-    "How one call runs: FlexAttention or SDPA, and whether nn.MultiheadAttention would take its fused path."
-    flex: bool
-    fast_path: bool
-
-@method_of(RelativeMultiheadAttention, "_plan")
-def _mha_plan(self: RelativeMultiheadAttention, query, key, value, attn_mask, key_padding_mask, need_weights) -> _Plan:
-    "Decided on the inputs as given, before any reshaping."
-    fast_path = self._nn_fast_path(query, key, value, attn_mask, key_padding_mask)
-    return _Plan(flex=self._use_flex(query, need_weights), fast_path=fast_path)  # _use_flex reads only grads and device
-
-@method_of(RelativeMultiheadAttention, "_warn_future_keys")
-def _mha_warn_future_keys(self: RelativeMultiheadAttention, q_len, is_causal, attn_mask):
-    "Warn when keys after the query are visible but the bias gives them all one value (a causal-only bias)."
-    if (not is_causal and attn_mask is None and q_len > 1 and not getattr(self.position_bias, "bidirectional", True)
-            and not torch.compiler.is_compiling()):
-        warnings.warn(f"{type(self.position_bias).__name__}(bidirectional=False) gives every key after the query the same "
-                      f"bias, yet this call shows those keys (is_causal=False, no attn_mask): pass is_causal=True, or build "
-                      f"the layer with position_kwargs={{'bidirectional': True}} for an encoder", stacklevel=3)
 
 @method_of(RelativeMultiheadAttention, "_use_flex")
 def _mha_use_flex(self: RelativeMultiheadAttention, query, need_weights) -> bool:
