@@ -296,7 +296,7 @@ def _run_one(config: LengthGenConfig, method: str, seed: int, device: str | None
             "token_accuracy": {str(n): s["token_accuracy"] for n, s in scores.items()}}
 
 
-# %% ../nbs/11_length_generalization.ipynb #6f23cdcf
+# %% ../nbs/11_length_generalization.ipynb #99d59a9a
 def _worker(config: dict, method: str, seed: int, device: str | None, threads: int | None) -> dict:
     from relpos_lessons.experiment import LengthGenConfig, _run_one  # the package's, so a spawned process can import it
     return _run_one(LengthGenConfig(**config), method, seed, device, threads)
@@ -430,7 +430,7 @@ def summarize(record: dict,  # one experiment from run_experiment
     return {m: {n: dict(zip(("mean", "lo", "hi"), interval95(v)), values=v) for n, v in d.items()} for m, d in out.items()}
 
 
-# %% ../nbs/11_length_generalization.ipynb #3f94d559
+# %% ../nbs/11_length_generalization.ipynb #43a2fb38
 def criterion_counts(record: dict) -> dict:
     "{method: (runs that met the criterion, runs)} and the median steps they needed: {method: {'met', 'runs', 'median_steps'}}."
     out = {}
