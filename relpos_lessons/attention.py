@@ -23,14 +23,14 @@ from .rope import apply_rope
 POSITIONS = position_methods("none", "bias", "rotary")  # every name an attention layer accepts as `position=`
 
 # %% ../nbs/08_attention.ipynb #064a7dec
-def merge_masks(batch: int, heads: int, q_len: int, k_len: int,  # the logits' shape (B, H, q, k)
+def merge_masks(batch: int, heads: int, q_len: int, k_len: int,  # the logits' shape (batch, H, q, k)
                 *,
-                bias: torch.Tensor | None = None,  # position bias broadcastable to (B, H, q, k)
-                attn_mask: torch.Tensor | None = None,  # bool (True = masked) or float; (q, k), (B*H, q, k) or broadcastable
-                key_padding_mask: torch.Tensor | None = None,  # bool (True = padding) or float; (B, k)
+                bias: torch.Tensor | None = None,  # position bias broadcastable to (batch, H, q, k)
+                attn_mask: torch.Tensor | None = None,  # bool (True = masked) or float; (q, k), (batch*H, q, k) or broadcastable
+                key_padding_mask: torch.Tensor | None = None,  # bool (True = padding) or float; (batch, k)
                 is_causal: bool = False,  # mask keys after the query (queries are the last q_len positions)
                 dtype=torch.float32, device=None,
-               ) -> torch.Tensor | None:  # float, broadcastable to (B, H, q, k), or None
+               ) -> torch.Tensor | None:  # float, broadcastable to (batch, H, q, k), or None
     "Sum a position bias, an attention mask, a padding mask and causality into one additive mask."
     full = (batch, heads, q_len, k_len)
     def additive(m, name):
@@ -117,32 +117,32 @@ class RelativeMultiheadAttention(nn.Module):
         self.register_forward_pre_hook(_keep_own_forward)
 
     def forward(self,
-                query: torch.Tensor,  # (q, B, E), or (B, q, E) if batch_first, or unbatched (q, E)
-                key: torch.Tensor,  # (k, B, kdim), (B, k, kdim) or (k, kdim)
-                value: torch.Tensor,  # (k, B, vdim), (B, k, vdim) or (k, vdim)
-                key_padding_mask: torch.Tensor | None = None,  # (B, k) or (k,): bool True = padding, or float added
+                query: torch.Tensor,  # (q, batch, E), or (batch, q, E) if batch_first, or unbatched (q, E)
+                key: torch.Tensor,  # (k, batch, kdim), (batch, k, kdim) or (k, kdim)
+                value: torch.Tensor,  # (k, batch, vdim), (batch, k, vdim) or (k, vdim)
+                key_padding_mask: torch.Tensor | None = None,  # (batch, k) or (k,): bool True = padding, or float added
                 need_weights: bool = True,  # also return the attention weights
-                attn_mask: torch.Tensor | None = None,  # (q, k) or (B*H, q, k): bool True = masked, or float added
+                attn_mask: torch.Tensor | None = None,  # (q, k) or (batch*H, q, k): bool True = masked, or float added
                 average_attn_weights: bool = True,  # average the returned weights over heads
                 is_causal: bool = False,  # mask keys after each query (queries are the last q positions); builds the mask itself
                 *,
-                positions: torch.Tensor | None = None,  # (k,) or (B, k) integer key positions; default 0 .. k-1 (after the cache)
+                positions: torch.Tensor | None = None,  # (k,) or (batch, k) integer key positions; default 0 .. k-1 (after the cache)
                 kv_cache: KVCache | None = None,  # decoding: this layer's earlier keys and values, extended in place
-               ) -> tuple[torch.Tensor, torch.Tensor | None]:  # output shaped like query; weights (B, q, k), (B, H, q, k) or None
+               ) -> tuple[torch.Tensor, torch.Tensor | None]:  # output shaped like query; weights (batch, q, k), (batch, H, q, k) or None
         "Attention with the position method folded in; returns (output, weights or None) like nn.MultiheadAttention."
         how = self._plan(query, key, value, attn_mask, key_padding_mask, need_weights)  # plumbing: which path (optional section)
-        query, key, value, key_padding_mask, batched = self._to_batch_first(query, key, value, key_padding_mask)  # (B, len, E)
-        q, k, v = self._project(query, key, value)  # 1. project, split heads: each (B, H, len, D)
+        query, key, value, key_padding_mask, batched = self._to_batch_first(query, key, value, key_padding_mask)  # (batch, len, E)
+        q, k, v = self._project(query, key, value)  # 1. project, split heads: each (batch, H, len, D)
         q, k, v, all_pos, key_padding_mask = self._place(q, k, v, positions, kv_cache, key_padding_mask)  # 2. positions, cache, RoPE
         self._warn_future_keys(q.shape[-2], is_causal, attn_mask)  # a causal-only bias used without a causal mask
         if how.flex:  # the optional FlexAttention backend (lesson 08a) does the rest without ever building the bias
             out, weights = self._attend_flex(q, k, v, all_pos, attn_mask, key_padding_mask, is_causal, how.fast_path), None
         else:
-            bias = None if self.position_bias is None else self.position_bias(q.shape[-2], k.shape[-2], positions=all_pos)  # 2. (1 or B, H, q, k)
+            bias = None if self.position_bias is None else self.position_bias(q.shape[-2], k.shape[-2], positions=all_pos)  # 2. (1 or batch, H, q, k)
             out, weights = self._attend_masked(q, k, v, bias, attn_mask, key_padding_mask, is_causal, need_weights, how)  # 3-5
         B, q_len = q.shape[0], q.shape[-2]
-        out = self.out_proj(out.transpose(1, 2).reshape(B, q_len, self.embed_dim))  # 6. merge heads: (B, q, E)
-        if weights is not None and average_attn_weights: weights = weights.mean(1)  # (B, q, k)
+        out = self.out_proj(out.transpose(1, 2).reshape(B, q_len, self.embed_dim))  # 6. merge heads: (batch, q, E)
+        if weights is not None and average_attn_weights: weights = weights.mean(1)  # (batch, q, k)
         if not batched: return out[0], (None if weights is None else weights[0])
         return (out if self.batch_first else out.transpose(0, 1)), weights
 
@@ -152,7 +152,7 @@ class RelativeMultiheadAttention(nn.Module):
 # %% ../nbs/08_attention.ipynb #952eeaad
 @method_of(RelativeMultiheadAttention, "_project")
 def _mha_project(self: RelativeMultiheadAttention, query, key, value):
-    "q, k, v = x W_qᵀ + b_q, ... split into heads: (B, len, E) -> (B, H, len, D)."
+    "q, k, v = x W_qᵀ + b_q, ... split into heads: (batch, len, E) -> (batch, H, len, D)."
     b = self.in_proj_bias
     bq, bk, bv = b.chunk(3) if b is not None else (None,) * 3
     if self._qkv_same_embed_dim and query is key and key is value:  # self-attention: one matmul
@@ -168,7 +168,7 @@ def _mha_project(self: RelativeMultiheadAttention, query, key, value):
 @method_of(RelativeMultiheadAttention, "_place")
 def _mha_place(self: RelativeMultiheadAttention, q, k, v, positions, kv_cache, key_padding_mask):
     "Step 2: positions for the new keys, the cache when decoding, RoPE's rotations; returns the positions of all keys (or None)."
-    new_pos = self._new_positions(positions, k, kv_cache)  # (1 or B, k_new), or None: 0 .. k_new - 1 (plumbing cell)
+    new_pos = self._new_positions(positions, k, kv_cache)  # (1 or batch, k_new), or None: 0 .. k_new - 1 (plumbing cell)
     if self.position_kind == "rotary":  # keys are rotated once, by their own positions, before they are cached
         k = self._rotate(k, new_pos if new_pos is not None else torch.arange(k.shape[-2], device=k.device)[None], "key")
     all_pos = new_pos
@@ -184,10 +184,10 @@ def _mha_place(self: RelativeMultiheadAttention, q, k, v, positions, kv_cache, k
     return q, k, v, all_pos, key_padding_mask  # a bias method's rows are computed from all_pos in forward
 
 @method_of(RelativeMultiheadAttention, "_rotate")
-def _mha_rotate(self: RelativeMultiheadAttention, x, pos, role):  # x (B, H, L, D), pos (1 or B, L)
+def _mha_rotate(self: RelativeMultiheadAttention, x, pos, role):  # x (batch, H, L, D), pos (1 or batch, L)
     kw = dict(self.rope_kwargs, role=role) if self.rope_kwargs.get("xpos") else self.rope_kwargs
     if pos.shape[0] == 1: return apply_rope(x, pos[0], **kw)
-    B, H, L, D = x.shape  # one position per (batch, row): rotate (H, B*L, D) rows
+    B, H, L, D = x.shape  # one position per (batch, row): rotate (H, batch*L, D) rows
     flat = x.transpose(0, 1).reshape(H, B * L, D)
     return apply_rope(flat, pos.expand(B, L).reshape(-1), **kw).reshape(H, B, L, D).transpose(0, 1)
 
@@ -200,23 +200,23 @@ def _mha_attend_masked(self: RelativeMultiheadAttention, q, k, v, bias, attn_mas
     sdpa_causal = self._sdpa_causal(q_len, k_len, bias, attn_mask, key_padding_mask, is_causal, need_weights)  # a speed-up only
     mask = merge_masks(B, H, q_len, k_len, bias=bias, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
                        is_causal=is_causal and not sdpa_causal, dtype=q.dtype, device=q.device)  # 3. one additive mask
-    out, weights = self._attend(q, k, v, mask, need_weights=need_weights, is_causal=sdpa_causal)  # 4. (B, H, q, D)
+    out, weights = self._attend(q, k, v, mask, need_weights=need_weights, is_causal=sdpa_causal)  # 4. (batch, H, q, D)
     if not need_weights: out = self._fill_empty_rows(out, mask, attn_mask, key_padding_mask, how)  # 5.
     return out, weights
 
 @method_of(RelativeMultiheadAttention, "_attend")
 def _mha_attend(self: RelativeMultiheadAttention,
-            q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,  # (B, H, q, D), (B, H, k, D), (B, H, k, D)
-            mask: torch.Tensor | None,  # additive, broadcastable to (B, H, q, k): bias and masks
+            q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,  # (batch, H, q, D), (batch, H, k, D), (batch, H, k, D)
+            mask: torch.Tensor | None,  # additive, broadcastable to (batch, H, q, k): bias and masks
             *,
             need_weights: bool,  # write softmax out to return the weights
             is_causal: bool,  # let SDPA apply causality itself (only with mask None and q == k)
-           ) -> tuple[torch.Tensor, torch.Tensor | None]:  # (B, H, q, D) and the (B, H, q, k) weights or None
+           ) -> tuple[torch.Tensor, torch.Tensor | None]:  # (batch, H, q, D) and the (batch, H, q, k) weights or None
     "The attention step proper: softmax(q kᵀ / sqrt(D) + mask) v."
     p = self.dropout if self.training else 0.0
     if not need_weights:
         return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p, is_causal=is_causal), None
-    logits = (q * self.head_dim ** -0.5) @ k.transpose(-1, -2)  # (B, H, q, k), scaled first ...
+    logits = (q * self.head_dim ** -0.5) @ k.transpose(-1, -2)  # (batch, H, q, k), scaled first ...
     if mask is not None: logits = logits + mask  # ... then the bias and masks
     weights = F.dropout(logits.softmax(-1), p)
     return weights @ v, weights
@@ -266,7 +266,7 @@ def _mha_new_positions(self: RelativeMultiheadAttention, positions, k, kv_cache)
         raise ValueError(f"kv_cache must be a KVCache or None, got {type(kv_cache).__name__}")
     k_new = k.shape[-2]
     if positions is not None:
-        new_pos = check_positions(positions, k_new).to(k.device)  # (1 or B, k_new)
+        new_pos = check_positions(positions, k_new).to(k.device)  # (1 or batch, k_new)
         if new_pos.shape[0] not in (1, k.shape[0]):
             raise ValueError(f"positions must be shaped (k_len,) or (batch, k_len) with batch={k.shape[0]}, got {tuple(positions.shape)}")
         return new_pos
@@ -331,7 +331,7 @@ def _mha_set_position(self: RelativeMultiheadAttention, position, position_kwarg
 
 @method_of(RelativeMultiheadAttention, "_to_batch_first")
 def _mha_to_batch_first(self: RelativeMultiheadAttention, query, key, value, key_padding_mask):
-    "Inputs as (B, len, features); unbatched inputs get a batch of 1."
+    "Inputs as (batch, len, features); unbatched inputs get a batch of 1."
     if query.ndim not in (2, 3) or key.ndim != query.ndim or value.ndim != query.ndim:
         raise ValueError(f"query, key and value must all be batched (3-D) or all unbatched (2-D), got shapes "
                          f"{tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}")
@@ -356,7 +356,7 @@ def _mha_use_flex(self: RelativeMultiheadAttention, query, need_weights) -> bool
 
 @method_of(RelativeMultiheadAttention, "_attend_flex")
 def _mha_attend_flex(self: RelativeMultiheadAttention, q, k, v, positions, attn_mask, key_padding_mask, is_causal, fast_path):
-    "Steps 2 (the bias) to 5 with FlexAttention: the bias as a score_mod, causality and padding as a block mask; nothing (B, H, q, k) is built."
+    "Steps 2 (the bias) to 5 with FlexAttention: the bias as a score_mod, causality and padding as a block mask; nothing (batch, H, q, k) is built."
     from relpos_lessons.flex import flex_attention_forward, masked_rows  # lesson 08a, which imports this module's dependencies
     score_mod = None if self.position_bias is None else self.position_bias.score_mod(q.shape[-2], k.shape[-2], positions=positions)
     out = flex_attention_forward(q, k, v, score_mod=score_mod, is_causal=is_causal, key_padding_mask=key_padding_mask,
@@ -374,14 +374,14 @@ def _mha_extra_repr(self: RelativeMultiheadAttention):
 
 # %% ../nbs/08_attention.ipynb #6b7c1a02
 class KVCache:
-    "One attention layer's projected keys and values (B, H, T, D), their positions and padding, grown by each decoding step."
+    "One attention layer's projected keys and values (batch, H, T, D), their positions and padding, grown by each decoding step."
     def __init__(self): self.reset()
 
     def reset(self):
         "Forget everything: the next forward starts a new sequence."
-        self.keys = self.values = None  # (B, H, T, D); RoPE keys already rotated
-        self.positions = None  # (1 or B, T) int64 key positions
-        self.padding = None  # (B, T) key padding mask (bool True = padding, or float added), or None
+        self.keys = self.values = None  # (batch, H, T, D); RoPE keys already rotated
+        self.positions = None  # (1 or batch, T) int64 key positions
+        self.padding = None  # (batch, T) key padding mask (bool True = padding, or float added), or None
         self.explicit = False  # True once positions were passed; False: the positions are 0 .. T-1
 
     @property
@@ -389,22 +389,22 @@ class KVCache:
         "T, the number of cached keys."
         return 0 if self.keys is None else self.keys.shape[-2]
 
-    def next_positions(self, n: int, device=None) -> torch.Tensor:  # (1 or B, n) int64
+    def next_positions(self, n: int, device=None) -> torch.Tensor:  # (1 or batch, n) int64
         "Default positions of `n` new keys: continuing after the last cached position (0 .. n-1 if empty)."
         step = torch.arange(n, device=device)[None]
         return step if self.positions is None else self.positions[:, -1:].to(step.device) + 1 + step
 
     def append(self,
-               keys: torch.Tensor,  # (B, H, n, D) new keys (rotated for RoPE)
-               values: torch.Tensor,  # (B, H, n, D) new values
-               positions: torch.Tensor,  # (1 or B, n) positions of the new keys
-               padding: torch.Tensor | None = None,  # (B, n) padding of the new keys, or None
+               keys: torch.Tensor,  # (batch, H, n, D) new keys (rotated for RoPE)
+               values: torch.Tensor,  # (batch, H, n, D) new values
+               positions: torch.Tensor,  # (1 or batch, n) positions of the new keys
+               padding: torch.Tensor | None = None,  # (batch, n) padding of the new keys, or None
                explicit: bool = False,  # whether `positions` were given by the caller
               ):
         "Add `n` new keys and values at the end."
         if self.keys is not None and (keys.shape[0] != self.keys.shape[0] or keys.shape[1] != self.keys.shape[1]
                                       or keys.shape[-1] != self.keys.shape[-1]):
-            raise ValueError(f"kv_cache holds keys shaped (B, H, T, D) = {tuple(self.keys.shape)}; new keys "
+            raise ValueError(f"kv_cache holds keys shaped (batch, H, T, D) = {tuple(self.keys.shape)}; new keys "
                              f"{tuple(keys.shape)} do not continue them (call kv_cache.reset() to start a new sequence)")
         T, n = self.length, keys.shape[-2]
         if self.padding is not None or padding is not None:
