@@ -232,7 +232,7 @@ def _mha_sdpa_causal(self: RelativeMultiheadAttention, q_len, k_len, bias, attn_
 @method_of(RelativeMultiheadAttention, "_fill_empty_rows")
 def _mha_fill_empty_rows(self: RelativeMultiheadAttention, out, mask, attn_mask, key_padding_mask, how):
     "Step 5: rows whose every key is masked get what nn.MultiheadAttention returns there: NaN on its fused path, else 0."
-    if attn_mask is None and key_padding_mask is None: return out  # causality alone never masks a whole row
+    if attn_mask is None and key_padding_mask is None: return out  # causality alone never masks a whole row (q_len <= k_len)
     return out.masked_fill(mask.isneginf().all(-1, keepdim=True), float("nan") if how.fast_path else 0.0)
 
 @method_of(RelativeMultiheadAttention, "_nn_fast_path")

@@ -48,7 +48,7 @@ def position_encoding(num_positions: int,  # number of positions
                       offset: int = 0,  # positions run from offset to offset + num_positions - 1
                       max_wavelength: float = 0,  # W; 0 means 2 * num_positions
                      ) -> torch.Tensor:  # (num_positions, input_dim) float32
-    "Meliad's Fourier position vectors [cos(pi k / w_d) ..., sin(pi k / w_d) ...], w_d = W ** (d / (D/2))."
+    "Meliad's Fourier position vectors [cos(pi p / w_d) ..., sin(pi p / w_d) ...] of positions p, w_d = W ** (d / (D/2))."
     num_positions = check_int("num_positions", num_positions, low=0)
     input_dim = _as_even("input_dim", input_dim)
     offset = check_int("offset", offset)
