@@ -367,7 +367,7 @@ def save_results(results: dict, path: str | Path) -> Path:
     if path is None: raise ValueError("path must be a file path of your choice, got None")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(results, separators=(",", ":")))  # compact: 265 runs with their losses
+    path.write_text(json.dumps(results, separators=(",", ":")))  # compact: 300 runs with their losses
     return path
 
 # %% ../nbs/11_length_generalization.ipynb #7e2311e3
@@ -384,6 +384,8 @@ FULL_RUN = {  # name -> config of the shipped experiment: every method, 5 seeds,
                                                  max_position=196),  # 4x wider
     # the M = 49 sweep again, with the 3000-step cap of the three tasks: do more steps reach the criterion?
     "copy, randomized, M = 49, cap 3000": LengthGenConfig(task="copy", methods=WITH_IDS, randomized_positions=True),
+    # and with a schedule of 10000 steps: do randomized ids reach the criterion at all, and what do they keep past N then?
+    "copy, randomized, M = 49, cap 10000": LengthGenConfig(task="copy", methods=WITH_IDS, steps=10000, randomized_positions=True),
 }
 
 def run_full(path: str | Path,  # where to write the results (required)
