@@ -54,7 +54,7 @@ class ALiBi(ToeplitzBias):
 def _alibi_apply(self, fn, recurse=True):
     "`.to()`, `.bfloat16()`, `.cuda()` move the slopes but keep them float64: exact, and still editable in place."
     exact = self.slopes
-    super(ALiBi, self)._apply(fn, recurse)  # what super()._apply does in the class body
+    super(ALiBi, self)._apply(fn, recurse)  # the explicit form: a bare super() works only inside the class body, not in a function attached later
     self.slopes = exact.to(device=self._anchor.device)
     return self
 
