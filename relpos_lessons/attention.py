@@ -134,6 +134,9 @@ class RelativeMultiheadAttention(nn.Module):
         query, key, value, key_padding_mask, batched = self._to_batch_first(query, key, value, key_padding_mask)  # (batch, len, E)
         q, k, v = self._project(query, key, value)  # 1. project, split heads: each (batch, H, len, D)
         q, k, v, all_pos, key_padding_mask = self._place(q, k, v, positions, kv_cache, key_padding_mask)  # 2. positions, cache, RoPE
+        if is_causal and q.shape[-2] > k.shape[-2]:  # causal queries are the last q_len key positions: none may precede every key
+            raise ValueError(f"is_causal=True needs q_len <= k_len (the queries are the last q_len key positions), "
+                             f"got q_len={q.shape[-2]}, k_len={k.shape[-2]}")
         self._warn_future_keys(q.shape[-2], is_causal, attn_mask)  # a causal-only bias used without a causal mask
         if how.flex:  # the optional FlexAttention backend (lesson 08a) does the rest without ever building the bias
             out, weights = self._attend_flex(q, k, v, all_pos, attn_mask, key_padding_mask, is_causal, how.fast_path), None
@@ -232,7 +235,7 @@ def _mha_sdpa_causal(self: RelativeMultiheadAttention, q_len, k_len, bias, attn_
 @method_of(RelativeMultiheadAttention, "_fill_empty_rows")
 def _mha_fill_empty_rows(self: RelativeMultiheadAttention, out, mask, attn_mask, key_padding_mask, how):
     "Step 5: rows whose every key is masked get what nn.MultiheadAttention returns there: NaN on its fused path, else 0."
-    if attn_mask is None and key_padding_mask is None: return out  # causality alone never masks a whole row (q_len <= k_len)
+    if attn_mask is None and key_padding_mask is None: return out  # causality alone never masks a whole row: forward refuses q_len > k_len
     return out.masked_fill(mask.isneginf().all(-1, keepdim=True), float("nan") if how.fast_path else 0.0)
 
 @method_of(RelativeMultiheadAttention, "_nn_fast_path")

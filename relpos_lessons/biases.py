@@ -68,8 +68,8 @@ def t5_bucket(relative_position: torch.Tensor,  # integer tensor of relative dis
     "T5's bucket of each distance j - i: Mesh TensorFlow's formula, logarithm in float32 as in the originals (and so the buckets of pretrained T5 checkpoints)."
     if not isinstance(relative_position, torch.Tensor) or relative_position.is_floating_point() or relative_position.is_complex():
         raise ValueError(f"relative_position must be an integer tensor of distances j - i, got {relative_position!r:.60}")
-    n = num_buckets // 2 if bidirectional else num_buckets  # buckets for one side
-    max_exact = n // 2
+    n_b = num_buckets // 2 if bidirectional else num_buckets  # buckets for one side
+    max_exact = n_b // 2
     if not isinstance(num_buckets, int) or max_exact < 1:
         raise ValueError(f"num_buckets must be an int >= {4 if bidirectional else 2} "
                          f"(bidirectional={bidirectional}), got {num_buckets!r}")
@@ -77,13 +77,13 @@ def t5_bucket(relative_position: torch.Tensor,  # integer tensor of relative dis
         raise ValueError(f"max_distance must be > {max_exact} (the number of exact buckets per side), got {max_distance!r}")
     r = relative_position.long()
     if bidirectional:
-        offset = (r > 0).long() * n  # keys after the query: the upper half
+        offset = (r > 0).long() * n_b  # keys after the query: the upper half
         d = r.abs()
     else:
         offset = torch.zeros_like(r)
         d = (-r).clamp(min=0)  # i - j for keys at or before the query; 0 for keys after it
     log_ratio = torch.log(d.float().clamp(min=1) / max_exact) / math.log(max_distance / max_exact)  # float32, as the originals
-    large = (max_exact + (log_ratio * (n - max_exact)).long()).clamp(max=n - 1)
+    large = (max_exact + (log_ratio * (n_b - max_exact)).long()).clamp(max=n_b - 1)
     return offset + torch.where(d < max_exact, d, large)
 
 # %% ../nbs/07_biases.ipynb #68508cda

@@ -31,7 +31,7 @@ def _angles(positions: torch.Tensor,  # (...,) positions or relative distances
             input_dim: int,  # D, even
             max_wavelength: float,  # W: the half wave of the slowest frequency is W ** ((D/2 - 1) / (D/2))
            ) -> torch.Tensor:  # (..., D/2) float64
-    "Angles pi * k / w_d with w_d = max_wavelength ** (d / (D/2)), in float64."
+    "Angles pi * p / w_d of positions (or distances) p, with w_d = max_wavelength ** (d / (D/2)), in float64."
     half = input_dim // 2
     wavelengths = float(max_wavelength) ** (torch.arange(half, dtype=torch.float64, device=positions.device) / half)  # (D/2,)
     return math.pi * positions.to(torch.float64)[..., None] / wavelengths

@@ -23,7 +23,7 @@ from .core import position_methods, make_position, POSITION_METHODS
 # %% ../nbs/10_gallery.ipynb #3288f73f
 def is_toeplitz(bias: torch.Tensor,  # (..., q, k)
                 eps: float = 1e-6,  # absolute tolerance
-                where: torch.Tensor | None = None,  # optional bool (q, k): compare only entries True here (and their diagonal neighbours)
+                where: torch.Tensor | None = None,  # optional bool (q, k): compare B[i, j] with B[i + 1, j + 1] only where both are True
                ) -> bool:
     "True if bias[..., i, j] == bias[..., i + 1, j + 1] (within eps) for every i, j compared."
     if not isinstance(bias, torch.Tensor) or bias.ndim < 2:

@@ -17,6 +17,7 @@ import torch
 from .sinusoidal import angle_rates
 
 # %% ../nbs/03_rope.ipynb #a82d4dbc
+# Input validation for `apply_rope`: each check raises a ValueError naming the parameter, its value and what is allowed.
 ROPE_LAYOUTS = ("interleaved", "half")
 
 def _check_rope_inputs(x, positions, base, layout):
@@ -77,11 +78,6 @@ def apply_rope(x: torch.Tensor,  # (..., L, D) queries or keys, D even
     x1, x2 = x[..., 0::2], x[..., 1::2]  # (..., L, D/2) each
     return torch.stack((x1 * cos - x2 * sin, x1 * sin + x2 * cos), dim=-1).flatten(-2)  # (..., L, D)
 
-# %% ../nbs/03_rope.ipynb #reg20cd
-from .core import register_position
-register_position("rope", kind="rotary", order=20,
-                  summary="queries and keys rotated by their positions (Su et al. 2021)")()
-
 # %% ../nbs/03_rope.ipynb #612fe45d
 def rope_score_curve(q: torch.Tensor,  # (..., D) one query direction per leading index
                      k: torch.Tensor,  # (..., D) key directions, broadcastable against q
@@ -98,3 +94,8 @@ def rope_score_curve(q: torch.Tensor,  # (..., D) one query direction per leadin
     q_at_r = apply_rope(q[..., None, :].expand(*q.shape[:-1], distances.shape[0], q.shape[-1]), distances,
                         base=base, layout=layout)  # (..., R, D): q moved to every distance, k stays at 0
     return (q_at_r * k[..., None, :]).sum(-1)  # (..., R)
+
+# %% ../nbs/03_rope.ipynb #reg20cd
+from .core import register_position
+register_position("rope", kind="rotary", order=20,
+                  summary="queries and keys rotated by their positions (Su et al. 2021)")()

@@ -40,7 +40,9 @@ def relative_to_absolute(x: torch.Tensor,  # (..., L, 2L - 1), column m for rela
 
 # %% ../nbs/04_skew.ipynb #bd0caf19
 def _shift_block(p: torch.Tensor, L: int) -> torch.Tensor:
-    "p (..., n, L + n - 1), column c for distance j - i = c - (n - 1), i the query's row inside the block -> view (..., n, L): out[a, j] = p[a, j - a + n - 1]."
+    "p (..., n, L + n - 1) -> view (..., n, L): out[..., a, j] = p[..., a, j - a + n - 1], row a read from column n - 1 - a."
+    # in `relative_logits` the block holds queries i0 .. i0 + n - 1, and column c of p is the distance c - (n - 1) - i0
+    # in every row; so out[a, j] holds the distance j - (i0 + a): key j minus the block's query a
     n = p.shape[-2]
     if n == 1: return p
     flat = p.flatten(-2)[..., n - 1:n - 1 + n * (L + n - 2)]  # start at distance 0 of the block's first query
