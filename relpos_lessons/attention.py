@@ -130,7 +130,7 @@ class RelativeMultiheadAttention(nn.Module):
                 kv_cache: KVCache | None = None,  # decoding: this layer's earlier keys and values, extended in place
                ) -> tuple[torch.Tensor, torch.Tensor | None]:  # output shaped like query; weights (batch, q, k), (batch, H, q, k) or None
         "Attention with the position method folded in; returns (output, weights or None) like nn.MultiheadAttention."
-        how = self._plan(query, key, value, attn_mask, key_padding_mask, need_weights)  # plumbing: which path (optional section)
+        how = self._plan(query, key, value, attn_mask, key_padding_mask, need_weights)  # which path (section "The small decisions")
         query, key, value, key_padding_mask, batched = self._to_batch_first(query, key, value, key_padding_mask)  # (batch, len, E)
         q, k, v = self._project(query, key, value)  # 1. project, split heads: each (batch, H, len, D)
         q, k, v, all_pos, key_padding_mask = self._place(q, k, v, positions, kv_cache, key_padding_mask)  # 2. positions, cache, RoPE
@@ -171,7 +171,7 @@ def _mha_project(self: RelativeMultiheadAttention, query, key, value):
 @method_of(RelativeMultiheadAttention, "_place")
 def _mha_place(self: RelativeMultiheadAttention, q, k, v, positions, kv_cache, key_padding_mask):
     "Step 2: positions for the new keys, the cache when decoding, RoPE's rotations; returns the positions of all keys (or None)."
-    new_pos = self._new_positions(positions, k, kv_cache)  # (1 or batch, k_new), or None: 0 .. k_new - 1 (plumbing cell)
+    new_pos = self._new_positions(positions, k, kv_cache)  # (1 or batch, k_new), or None: 0 .. k_new - 1 ("The small decisions")
     if self.position_kind == "rotary":  # keys are rotated once, by their own positions, before they are cached
         k = self._rotate(k, new_pos if new_pos is not None else torch.arange(k.shape[-2], device=k.device)[None], "key")
     all_pos = new_pos
@@ -234,7 +234,7 @@ def _mha_sdpa_causal(self: RelativeMultiheadAttention, q_len, k_len, bias, attn_
 
 @method_of(RelativeMultiheadAttention, "_fill_empty_rows")
 def _mha_fill_empty_rows(self: RelativeMultiheadAttention, out, mask, attn_mask, key_padding_mask, how):
-    "Step 5: rows whose every key is masked get what nn.MultiheadAttention returns there: NaN on its fused path, else 0."
+    "Step 5: rows whose every key is masked get what nn.MultiheadAttention returns there: NaN on its fused path, else 0 (out_proj.bias after step 6)."
     if attn_mask is None and key_padding_mask is None: return out  # causality alone never masks a whole row: forward refuses q_len > k_len
     return out.masked_fill(mask.isneginf().all(-1, keepdim=True), float("nan") if how.fast_path else 0.0)
 
