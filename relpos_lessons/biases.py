@@ -49,15 +49,6 @@ class ALiBi(ToeplitzBias):
 
     def extra_repr(self) -> str: return f"num_heads={self.num_heads}, bidirectional={self.bidirectional}"
 
-# %% ../nbs/07_biases.ipynb #1ac7aaf1
-@method_of(ALiBi, "_apply")
-def _alibi_apply(self, fn, recurse=True):
-    "`.to()`, `.bfloat16()`, `.cuda()` move the slopes but keep them float64: exact, and still editable in place."
-    exact = self.slopes
-    super(ALiBi, self)._apply(fn, recurse)  # the explicit form: a bare super() works only inside the class body, not in a function attached later
-    self.slopes = exact.to(device=self._anchor.device)
-    return self
-
 # %% ../nbs/07_biases.ipynb #54a3cb35
 def t5_bucket(relative_position: torch.Tensor,  # integer tensor of relative distances j - i (key minus query)
               *,
@@ -130,3 +121,12 @@ class ShawRelativeBias(ToeplitzBias):
         "The learned value of each distance, clipped to [-K, K]."
         K = self.max_distance
         return self.relative_attention_bias.weight[r.clamp(-K, K) + K].movedim(-1, 0)  # (heads, *r.shape)
+
+# %% ../nbs/07_biases.ipynb #1ac7aaf1
+@method_of(ALiBi, "_apply")
+def _alibi_apply(self, fn, recurse=True):
+    "`.to()`, `.bfloat16()`, `.cuda()` move the slopes but keep them float64: exact, and still editable in place."
+    exact = self.slopes
+    super(ALiBi, self)._apply(fn, recurse)  # the explicit form: a bare super() works only inside the class body, not in a function attached later
+    self.slopes = exact.to(device=self._anchor.device)
+    return self

@@ -16,9 +16,11 @@ import torch
 
 from .sinusoidal import angle_rates
 
+# %% ../nbs/03_rope.ipynb #a3f07c51
+ROPE_LAYOUTS = ("interleaved", "half")  # the pair layouts `apply_rope` accepts
+
 # %% ../nbs/03_rope.ipynb #a82d4dbc
 # Input validation for `apply_rope`: each check raises a ValueError naming the parameter, its value and what is allowed.
-ROPE_LAYOUTS = ("interleaved", "half")
 
 def _check_rope_inputs(x, positions, base, layout):
     if not isinstance(x, torch.Tensor) or x.ndim < 2 or not x.is_floating_point():
@@ -40,6 +42,7 @@ def _check_rope_inputs(x, positions, base, layout):
     return positions
 
 # %% ../nbs/03_rope.ipynb #83271ac0
+# apply_rope in full, with the next lesson's options (scaling, rates, xpos, role)
 def _complex_pairs(x):  # (..., D) real -> (..., D/2) complex; a view when the memory layout allows it
     pairs = x.unflatten(-1, (x.shape[-1] // 2, 2))
     try: return torch.view_as_complex(pairs)
@@ -91,9 +94,9 @@ def rope_score_curve(q: torch.Tensor,  # (..., D) one query direction per leadin
         raise ValueError(f"q and k must be shaped (..., d) with the same d, got q {tuple(q.shape)} and k {tuple(k.shape)}")
     distances = torch.as_tensor(distances, device=q.device)
     if distances.ndim != 1: raise ValueError(f"distances must be shaped (R,), got shape {tuple(distances.shape)}")
-    q_at_r = apply_rope(q[..., None, :].expand(*q.shape[:-1], distances.shape[0], q.shape[-1]), distances,
-                        base=base, layout=layout)  # (..., R, D): q moved to every distance, k stays at 0
-    return (q_at_r * k[..., None, :]).sum(-1)  # (..., R)
+    q_moved = apply_rope(q[..., None, :].expand(*q.shape[:-1], distances.shape[0], q.shape[-1]), distances,
+                         base=base, layout=layout)  # (..., R, D): q moved to every distance, k stays at 0
+    return (q_moved * k[..., None, :]).sum(-1)  # (..., R)
 
 # %% ../nbs/03_rope.ipynb #reg20cd
 from .core import register_position

@@ -14,9 +14,9 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['SCALING_TYPES', 'XPOS_SCALE_BASE', 'SCALING_METHODS', 'SCALING_RESULTS_FILE', 'RopeScaling', 'as_scaling',
-           'yarn_correction_range', 'rope_frequencies', 'xpos_zeta', 'rope_rates_and_amplitude', 'scaling_for',
-           'rope_model', 'with_scaling', 'fine_tune', 'run_rope_scaling', 'load_rope_scaling', 'save_rope_scaling',
-           'scaling_table']
+           'yarn_correction_range', 'rope_frequencies', 'xpos_zeta', 'rope_rates_and_amplitude', 'load_rope_scaling',
+           'scaling_table', 'scaling_for', 'rope_model', 'with_scaling', 'fine_tune', 'run_rope_scaling',
+           'save_rope_scaling']
 
 # %% ../nbs/03a_rope_scaling.ipynb #f43bd704
 import torch
@@ -121,6 +121,7 @@ def xpos_zeta(head_dim: int,  # D
     d = torch.arange(head_dim // 2, dtype=torch.float64)
     return (2 * d / head_dim + gamma) / (1 + gamma)
 
+# %% ../nbs/03a_rope_scaling.ipynb #d67ed457
 def _xpos_scale_base(xpos):
     if xpos is None or xpos is False: return None
     if xpos is True: return XPOS_SCALE_BASE
@@ -155,10 +156,26 @@ def rope_rates_and_amplitude(head_dim: int,  # D
     exponent = sign * positions.to(torch.float64)[:, None] / scale_base  # (L, 1)
     return rate, attention * xpos_zeta(head_dim).to(positions.device) ** exponent  # (L, D/2)
 
-# %% ../nbs/03a_rope_scaling.ipynb #a7b65655
+# %% ../nbs/03a_rope_scaling.ipynb #c41c1f52
 SCALING_METHODS = ("none", "linear", "ntk", "yarn", "yarn-no-temp")  # "none": plain RoPE; the last: YaRN's rates alone
 SCALING_RESULTS_FILE = "rope_scaling.json"
 
+def load_rope_scaling(path: str | Path | None = None) -> dict:
+    "Saved results of `run_rope_scaling`: the package's copy by default, or `path`."
+    if path is None:
+        from importlib.resources import files
+        return json.loads((files("relpos_lessons") / "data" / SCALING_RESULTS_FILE).read_text())
+    return json.loads(Path(path).read_text())
+
+def scaling_table(results: dict, factor: int) -> dict:
+    "{(method, fine_tuned): {eval_length: mean accuracy over seeds}} at one factor."
+    out = {}
+    for r in results["records"]:
+        if r["factor"] == factor:
+            out.setdefault((r["scaling"], r["fine_tuned"]), {}).setdefault(r["eval_length"], []).append(r["accuracy"])
+    return {k: {n: sum(v) / len(v) for n, v in d.items()} for k, d in out.items()}
+
+# %% ../nbs/03a_rope_scaling.ipynb #a7b65655
 def scaling_for(method: str,  # one of SCALING_METHODS
                 factor: float,  # s
                 original_max_position: int,  # L in tokens (yarn)
@@ -250,14 +267,7 @@ def run_rope_scaling(config: LengthGenConfig,  # task, N, model size, base train
                 "fine_tune_lr": fine_tune_lr, "device": str(device), "torch": torch.__version__}
     return {"settings": settings, "records": records, "wall_time_s": round(time.time() - t0, 1)}
 
-# %% ../nbs/03a_rope_scaling.ipynb #eb29e957
-def load_rope_scaling(path: str | Path | None = None) -> dict:
-    "Saved results of `run_rope_scaling`: the package's copy by default, or `path`."
-    if path is None:
-        from importlib.resources import files
-        return json.loads((files("relpos_lessons") / "data" / SCALING_RESULTS_FILE).read_text())
-    return json.loads(Path(path).read_text())
-
+# %% ../nbs/03a_rope_scaling.ipynb #df0ff543
 def save_rope_scaling(results: dict, path: str | Path) -> Path:
     "Write `results` as JSON to `path` (required: the lesson never overwrites the shipped file)."
     if path is None: raise ValueError("path must name a file to write, got None")
@@ -265,11 +275,3 @@ def save_rope_scaling(results: dict, path: str | Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(results, indent=1))
     return path
-
-def scaling_table(results: dict, factor: int) -> dict:
-    "{(method, fine_tuned): {eval_length: mean accuracy over seeds}} at one factor."
-    out = {}
-    for r in results["records"]:
-        if r["factor"] == factor:
-            out.setdefault((r["scaling"], r["fine_tuned"]), {}).setdefault(r["eval_length"], []).append(r["accuracy"])
-    return {k: {n: sum(v) / len(v) for n, v in d.items()} for k, d in out.items()}

@@ -76,7 +76,7 @@ def skew(x: torch.Tensor,  # (..., L, L), column m for relative distance j - i =
     L = x.shape[-1]
     padded = F.pad(x, (1, 0))  # (..., L, L + 1): dummy column on the left
     shifted = padded.reshape(*x.shape[:-2], L + 1, L)[..., 1:, :]  # (..., L, L): column m of row i lands at j = m - (L - 1 - i): row 0 moved left by L - 1, each next row one less
-    return shifted.tril()  # above the diagonal: the pad and the next row's values -> 0
+    return shifted.tril()  # above the diagonal: the next row's pad and values -> 0
 
 # %% ../nbs/04_skew.ipynb #8eaa70e2
 def rel_shift(x: torch.Tensor,  # (..., qlen, klen), klen >= qlen; column m for j - t = m - (klen - 1), t = mlen + i the query's position
