@@ -33,8 +33,8 @@ def _angles(positions: torch.Tensor,  # (...,) positions or relative distances
            ) -> torch.Tensor:  # (..., D/2) float64
     "Angles pi * p / w_d of positions (or distances) p, with w_d = max_wavelength ** (d / (D/2)), in float64."
     half = input_dim // 2
-    wavelengths = float(max_wavelength) ** (torch.arange(half, dtype=torch.float64, device=positions.device) / half)  # (D/2,)
-    return math.pi * positions.to(torch.float64)[..., None] / wavelengths
+    half_waves = float(max_wavelength) ** (torch.arange(half, dtype=torch.float64, device=positions.device) / half)  # (D/2,) w_d
+    return math.pi * positions.to(torch.float64)[..., None] / half_waves
 
 def _encode(distances, input_dim, max_wavelength):
     "Position vectors [cos ..., sin ...] of the given positions or distances, float64 (..., D)."
