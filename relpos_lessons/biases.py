@@ -54,7 +54,7 @@ def t5_bucket(relative_position: torch.Tensor,  # integer tensor of relative dis
               *,
               bidirectional: bool = True,  # half the buckets for keys after the query; False: those map to 0
               num_buckets: int = 32,  # total number of buckets
-              max_distance: int = 128,  # distances at or beyond this share the last bucket
+              max_distance: int = 128,  # end of the log part: from here on, the last bucket (which can start earlier: at 91 with the defaults)
              ) -> torch.Tensor:  # int64, same shape, values in [0, num_buckets)
     "T5's bucket of each distance j - i: Mesh TensorFlow's formula, logarithm in float32 as in the originals (and so the buckets of pretrained T5 checkpoints)."
     if not isinstance(relative_position, torch.Tensor) or relative_position.is_floating_point() or relative_position.is_complex():
@@ -85,7 +85,7 @@ class T5RelativeBias(ToeplitzBias):
     def __init__(self,
                  num_heads: int,  # number of heads, >= 1
                  num_buckets: int = 32,  # buckets (both sides together when bidirectional)
-                 max_distance: int = 128,  # distances beyond this share the last bucket
+                 max_distance: int = 128,  # end of the log part: from here on, the last bucket (which can start earlier: at 91 bidirectional, 113 causal, with 32 buckets)
                  bidirectional: bool = True,  # False: all keys after the query share bucket 0
                  init_std: float = 0.1,  # standard deviation of the initial table
                 ):
