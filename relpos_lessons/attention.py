@@ -141,7 +141,7 @@ class RelativeMultiheadAttention(nn.Module):
         if how.flex:  # the optional FlexAttention backend (lesson 08a) does the rest without ever building the bias
             out, weights = self._attend_flex(q, k, v, all_pos, attn_mask, key_padding_mask, is_causal, how.fast_path), None
         else:
-            bias = None if self.position_bias is None else self.position_bias(q.shape[-2], k.shape[-2], positions=all_pos)  # 2. (1 or batch, H, q, k)
+            bias = None if self.position_bias is None else self.position_bias(q.shape[-2], k.shape[-2], positions=all_pos)  # 3. (1 or batch, H, q, k)
             out, weights = self._attend_masked(q, k, v, bias, attn_mask, key_padding_mask, is_causal, need_weights, how)  # 3-5
         B, q_len = q.shape[0], q.shape[-2]
         out = self.out_proj(out.transpose(1, 2).reshape(B, q_len, self.embed_dim))  # 6. merge heads: (batch, q, E)
