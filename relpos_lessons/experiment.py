@@ -436,7 +436,7 @@ def summarize(record: dict,  # one experiment from run_experiment
 
 # %% ../nbs/11_length_generalization.ipynb #43a2fb38
 def criterion_counts(record: dict) -> dict:
-    "{method: (runs that met the criterion, runs)} and the median steps they needed: {method: {'met', 'runs', 'median_steps'}}."
+    "{method: {'met', 'runs', 'median_steps'}}: runs that met the criterion, runs, and the upper median of the steps they needed."
     out = {}
     for run in record["runs"]:
         o = out.setdefault(run["method"], {"met": 0, "runs": 0, "steps": []})
