@@ -28,8 +28,8 @@ def attention_logits(q: torch.Tensor,  # (..., q_len, D_h) queries
 def relative_positions(q_len: int,  # number of queries
                        k_len: int,  # number of keys
                        offset: int | None = None,  # position of query 0; None: k_len - q_len (queries are the last positions)
-                      ) -> torch.Tensor:  # (q_len, k_len) int64, entry [i, j] = j - (i + offset)
-    "Relative distance j - i (key minus query) for every query row i and key column j."
+                      ) -> torch.Tensor:  # (q_len, k_len) int64, entry [t, j] = j - (t + offset)
+    "Relative distance j - i (key minus query position) for every query row t and key column j."
     for name, n in (("q_len", q_len), ("k_len", k_len)):
         if not isinstance(n, int) or n < 0: raise ValueError(f"{name} must be a non-negative int, got {n!r}")
     if offset is None: offset = k_len - q_len

@@ -38,7 +38,7 @@ class ALiBi(ToeplitzBias):
         super().__init__()
         if not isinstance(bidirectional, bool): raise ValueError(f"bidirectional must be True or False, got {bidirectional!r}")
         self.num_heads, self.bidirectional = check_int("num_heads", num_heads, low=1), bidirectional
-        self.register_buffer("_anchor", torch.zeros(0), persistent=False)  # first buffer: gives the module's dtype and device
+        self.register_buffer("_anchor", torch.zeros(0), persistent=False)  # see the appendix "ALiBi in mixed precision"
         self.register_buffer("slopes", alibi_slopes(self.num_heads), persistent=False)  # float64, whatever the dtype
 
     def distance_bias(self, r: torch.Tensor) -> torch.Tensor:  # r: distances j - i, any shape -> (heads, *r.shape)

@@ -135,7 +135,7 @@ def attention_mask_mod(q_len: int,  # number of queries: the last q_len of the k
                        is_causal: bool = False,  # hide keys after each query
                        key_padding_mask: torch.Tensor | None = None,  # (B, k_len) bool, True = padding
                       ):  # mask_mod(b, h, q_idx, kv_idx) -> True where the query may attend the key; None if nothing is hidden
-    "A FlexAttention mask_mod for causality and key padding."
+    "A FlexAttention mask_mod for causality and key padding: takes key_padding_mask True = padding, returns True = may attend."
     q_len, k_len = _check_lengths(q_len, k_len)
     if key_padding_mask is not None and (key_padding_mask.dtype != torch.bool or key_padding_mask.ndim != 2
                                          or key_padding_mask.shape[-1] != k_len):
@@ -241,7 +241,7 @@ def flex_attention_forward(q: torch.Tensor,  # (B, H, q_len, D) queries: the las
                            compiled: bool = False,  # run the torch.compile'd kernel (else the reference implementation)
                            block_size: int = 128,  # tile size of the block mask
                           ) -> torch.Tensor:  # (B, H, q_len, Dv)
-    "Attention with a position bias and masks as FlexAttention score_mod and block mask: the (B, H, q, k) bias is never built."
+    "Attention with a bias module and masks as FlexAttention score_mod and block mask (bool masks: True = hidden); the bias tensor is never built."
     if q.ndim != 4 or k.ndim != 4 or v.ndim != 4 or k.shape[:3] != v.shape[:3] or q.shape[:2] != k.shape[:2]:
         raise ValueError(f"q, k, v must be shaped (B, H, q_len, D), (B, H, k_len, D), (B, H, k_len, Dv), "
                          f"got {tuple(q.shape)}, {tuple(k.shape)}, {tuple(v.shape)}")
