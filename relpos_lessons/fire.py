@@ -18,7 +18,8 @@ from torch import nn
 # %% ../nbs/06_fire.ipynb #283c8ed6
 from .core import RelativeBias, check_int, method_of, register_position, toeplitz
 
-# %% ../nbs/06_fire.ipynb #48616f47
+# %% ../nbs/06_fire.ipynb #f17e0a01
+# Argument checks and the model's defaults for FIRE (collapsed).
 def _check_number(name, value, *, positive=True):
     "`value` as a float, or a ValueError naming `name`: a finite real number, > 0 (or >= 0 when positive=False)."
     ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
@@ -28,6 +29,8 @@ def _check_number(name, value, *, positive=True):
 
 def _fire_defaults(max_len, causal): return {"init_L": float(max_len), "bidirectional": not causal}
 
+
+# %% ../nbs/06_fire.ipynb #48616f47
 @register_position("fire", kind="bias", order=60, model_defaults=_fire_defaults,
                    summary="learned MLP of psi(i - j) / psi(max(L, i)), progressive interpolation (Li et al. 2023)")
 class FIRE(RelativeBias):
@@ -90,42 +93,48 @@ class FIRE(RelativeBias):
         future = self.psi((i - j).abs()) / (self.psi(torch.maximum(k_len - 1 - i, self.L)) + self.eps)
         return torch.where(j > i, future, past)
 
-    def _mlp(self, x: torch.Tensor, mlp: nn.Sequential) -> torch.Tensor:  # x (...) -> (heads, ...)
-        "f(x) for every entry of x, head-major, in x's dtype (the weights are cast to it)."
-        lin1, lin2 = mlp[0], mlp[2]
-        w, cd, shape = self.mlp_width, x.dtype, (self.mlp_width,) + (1,) * x.ndim
-        h = torch.addcmul(lin1.bias.to(cd).view(shape), lin1.weight.to(cd).view(shape), x).relu_()  # (width, ...)
-        out = torch.addmm(lin2.bias.to(cd)[:, None], lin2.weight.to(cd), h.reshape(w, -1))  # (heads, width) @ (width, N)
-        return out.view(self.num_heads, *x.shape)
-
-    def _input(self, dist: torch.Tensor, norm: torch.Tensor, c, L) -> torch.Tensor:
-        "psi(dist) / (psi(max(L, norm)) + eps), dist and norm int64 (broadcastable); max as a where, so L gets the whole gradient at a tie."
-        cd = c.dtype
-        norm = norm.to(cd)
-        return torch.log1p(c * dist.clamp(min=0).to(cd)) / (torch.log1p(c * torch.where(norm > L, norm, L)) + self.eps)
-
-    def bias_at(self,
-                q_pos: torch.Tensor,  # (B, q) int64 query positions
-                k_pos: torch.Tensor,  # (B, k) int64 key positions
-               ) -> torch.Tensor:  # (B, heads, q, k) in compute_dtype
-        "The requested rows only, evaluated in chunks of rows: memory O(B k mlp_width) beyond the output."
-        (B, q), k = q_pos.shape, k_pos.shape[1]
-        c, L = self.c, self.L
-        out = torch.empty(B, self.num_heads, q, k, dtype=c.dtype, device=c.device)
-        far = k_pos.amax(-1, keepdim=True)[:, :, None] if self.bidirectional and k > 0 else None  # (B, 1, 1) last key
-        rows = max(1, self.chunk_elements // max(1, B * k * self.mlp_width * (2 if self.bidirectional else 1)))
-        for r0 in range(0, q, rows):
-            i = q_pos[:, r0 : r0 + rows, None]  # (B, rows, 1)
-            d = i - k_pos[:, None, :]  # (B, rows, k): i - j
-            b = self._mlp(self._input(d, i, c, L), self.mlp)  # (heads, B, rows, k)
-            if self.bidirectional: b = torch.where(d >= 0, b, self._mlp(self._input(-d, far - i, c, L), self.mlp_future))
-            else: b = torch.where(d >= 0, b, 0.0)  # keys after the query: 0, the layer's causal mask hides them
-            out[:, :, r0 : r0 + rows] = b.transpose(0, 1)
-        return out
-
     def extra_repr(self) -> str:
         return (f"num_heads={self.num_heads}, mlp_width={self.mlp_width}, init_c={self.init_c}, init_L={self.init_L}, "
                 f"eps={self.eps}, bidirectional={self.bidirectional}, param={self.param!r}")
+
+
+# %% ../nbs/06_fire.ipynb #f17e0a03
+# The rest of FIRE (collapsed): the MLP head-first, the input from integer distances, and bias_at's chunked rows.
+@method_of(FIRE, "_mlp")
+def _fire_mlp(self, x: torch.Tensor, mlp: nn.Sequential) -> torch.Tensor:  # x (...) -> (heads, ...)
+    "f(x) for every entry of x, head-major, in x's dtype (the weights are cast to it)."
+    lin1, lin2 = mlp[0], mlp[2]
+    w, cd, shape = self.mlp_width, x.dtype, (self.mlp_width,) + (1,) * x.ndim
+    h = torch.addcmul(lin1.bias.to(cd).view(shape), lin1.weight.to(cd).view(shape), x).relu_()  # (width, ...)
+    out = torch.addmm(lin2.bias.to(cd)[:, None], lin2.weight.to(cd), h.reshape(w, -1))  # (heads, width) @ (width, N)
+    return out.view(self.num_heads, *x.shape)
+
+@method_of(FIRE, "_input")
+def _fire_input(self, dist: torch.Tensor, norm: torch.Tensor, c, L) -> torch.Tensor:
+    "psi(dist) / (psi(max(L, norm)) + eps), dist and norm int64 (broadcastable); max as a where, so L gets the whole gradient at a tie."
+    cd = c.dtype
+    norm = norm.to(cd)
+    return torch.log1p(c * dist.clamp(min=0).to(cd)) / (torch.log1p(c * torch.where(norm > L, norm, L)) + self.eps)
+
+@method_of(FIRE, "bias_at")
+def _fire_bias_at(self,
+                  q_pos: torch.Tensor,  # (B, q) int64 query positions
+                  k_pos: torch.Tensor,  # (B, k) int64 key positions
+                 ) -> torch.Tensor:  # (B, heads, q, k) in compute_dtype
+    "The requested rows only, evaluated in chunks of rows: memory O(B k mlp_width) beyond the output."
+    (B, q), k = q_pos.shape, k_pos.shape[1]
+    c, L = self.c, self.L
+    out = torch.empty(B, self.num_heads, q, k, dtype=c.dtype, device=c.device)
+    far = k_pos.amax(-1, keepdim=True)[:, :, None] if self.bidirectional and k > 0 else None  # (B, 1, 1) last key
+    rows = max(1, self.chunk_elements // max(1, B * k * self.mlp_width * (2 if self.bidirectional else 1)))
+    for r0 in range(0, q, rows):
+        i = q_pos[:, r0 : r0 + rows, None]  # (B, rows, 1)
+        d = i - k_pos[:, None, :]  # (B, rows, k): i - j
+        b = self._mlp(self._input(d, i, c, L), self.mlp)  # (heads, B, rows, k)
+        if self.bidirectional: b = torch.where(d >= 0, b, self._mlp(self._input(-d, far - i, c, L), self.mlp_future))
+        else: b = torch.where(d >= 0, b, 0.0)  # keys after the query: 0, the layer's causal mask hides them
+        out[:, :, r0 : r0 + rows] = b.transpose(0, 1)
+    return out
 
 
 # %% ../nbs/06_fire.ipynb #5f68f83b
