@@ -155,7 +155,7 @@ def _fourier_bias_grid(self, q_len: int, k_len: int) -> torch.Tensor:  # (1, hea
 
 @method_of(RelativeFourierPositions, "bias_at")
 def _fourier_bias_at(self, q_pos: torch.Tensor, k_pos: torch.Tensor) -> torch.Tensor:  # (B, q), (B, k) -> (B, heads, q, k)
-    "Explicit positions: the original's rotate-and-dot formulation, O((q + k) D) angles instead of O(q k D)."
+    "Explicit positions: the original's rotate-and-dot form, O((q + k) D) sines and cosines (the products stay O(q k D))."
     D, W = self.position_vector_size, self.max_wavelength
     ks = _encode(k_pos, D, W).to(self.compute_dtype)  # (B, k, D)
     qx, qy = _encode(q_pos, D, W).to(self.compute_dtype).chunk(2, dim=-1)  # (B, q, D/2) each
