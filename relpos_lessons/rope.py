@@ -38,7 +38,8 @@ def _check_rope_inputs(x, positions, base, layout):
             not torch.compiler.is_compiling() and not math.isfinite(base)):  # (a compiled graph has checked it once)
         raise ValueError(f"base must be a finite number > 0, got {base!r}")
     if layout not in ROPE_LAYOUTS:
-        raise ValueError(f"layout must be one of {', '.join(map(repr, ROPE_LAYOUTS))}, got {layout!r}")
+        hint = "; lessons 01-02 call this layout 'concat': pass layout='half'" if layout == "concat" else ""
+        raise ValueError(f"layout must be one of {', '.join(map(repr, ROPE_LAYOUTS))}, got {layout!r}{hint}")
     return positions
 
 # %% ../nbs/03_rope.ipynb #83271ac0
@@ -84,19 +85,19 @@ def apply_rope(x: torch.Tensor,  # (..., L, D) queries or keys, D even
 # %% ../nbs/03_rope.ipynb #612fe45d
 def rope_score_curve(q: torch.Tensor,  # (..., D) one query direction per leading index
                      k: torch.Tensor,  # (..., D) key directions, broadcastable against q
-                     distances,  # (R,) values of i - j (query minus key position; RoFormer's m - n)
+                     distances,  # (N,) values of i - j (query minus key position; RoFormer's m - n)
                      *,
                      base: float = 10000.0,  # RoPE base, see `apply_rope`
                      layout: str = "interleaved",  # pair layout, see `apply_rope`
-                    ) -> torch.Tensor:  # (..., R): the score of q at position i and k at j, for i - j = distance
+                    ) -> torch.Tensor:  # (..., N): the score of q at position i and k at j, for i - j = distance
     "RoPE's logit (R_i q) . (R_j k) as a function of the query-minus-key distance i - j."
     if q.ndim < 1 or k.ndim < 1 or q.shape[-1] != k.shape[-1]:
         raise ValueError(f"q and k must be shaped (..., d) with the same d, got q {tuple(q.shape)} and k {tuple(k.shape)}")
     distances = torch.as_tensor(distances, device=q.device)
-    if distances.ndim != 1: raise ValueError(f"distances must be shaped (R,), got shape {tuple(distances.shape)}")
+    if distances.ndim != 1: raise ValueError(f"distances must be shaped (N,), got shape {tuple(distances.shape)}")
     q_moved = apply_rope(q[..., None, :].expand(*q.shape[:-1], distances.shape[0], q.shape[-1]), distances,
-                         base=base, layout=layout)  # (..., R, D): q moved to every distance, k stays at 0
-    return (q_moved * k[..., None, :]).sum(-1)  # (..., R)
+                         base=base, layout=layout)  # (..., N, D): q moved to every distance, k stays at 0
+    return (q_moved * k[..., None, :]).sum(-1)  # (..., N)
 
 # %% ../nbs/03_rope.ipynb #reg20cd
 from .core import register_position
