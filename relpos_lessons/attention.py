@@ -433,5 +433,5 @@ class KVCache:
 def _mha_extend_cache(self: RelativeMultiheadAttention, kv_cache, k, v, new_pos, key_padding_mask, explicit):
     "Append the new keys and values; return all keys, values and padding, and their positions (None: 0 .. T-1)."
     kv_cache.append(k, v, new_pos, key_padding_mask, explicit)
-    all_pos = kv_cache.positions if kv_cache.explicit else None  # None lets a bias module use its faster path for the
-    return kv_cache.keys, kv_cache.values, kv_cache.padding, all_pos  # usual positions (bias_grid) instead of explicit ones
+    all_pos = kv_cache.positions if kv_cache.explicit else None  # None: the default positions 0 .. T-1, for which a
+    return kv_cache.keys, kv_cache.values, kv_cache.padding, all_pos  # bias module has a faster path than for explicit ones
