@@ -99,7 +99,7 @@ class FIRE(RelativeBias):
 
 
 # %% ../nbs/06_fire.ipynb #f17e0a03
-# The rest of FIRE (collapsed): the MLP head-first, the input from integer distances, and bias_at's chunked rows.
+# FIRE's MLP, head-first (collapsed).
 @method_of(FIRE, "_mlp")
 def _fire_mlp(self, x: torch.Tensor, mlp: nn.Sequential) -> torch.Tensor:  # x (...) -> (heads, ...)
     "f(x) for every entry of x, head-major, in x's dtype (the weights are cast to it)."
@@ -109,6 +109,8 @@ def _fire_mlp(self, x: torch.Tensor, mlp: nn.Sequential) -> torch.Tensor:  # x (
     out = torch.addmm(lin2.bias.to(cd)[:, None], lin2.weight.to(cd), h.reshape(w, -1))  # (heads, width) @ (width, N)
     return out.view(self.num_heads, *x.shape)
 
+
+# %% ../nbs/06_fire.ipynb #a3f19c07
 @method_of(FIRE, "_input")
 def _fire_input(self, dist: torch.Tensor, norm: torch.Tensor, c, L) -> torch.Tensor:
     "psi(dist) / (psi(max(L, norm)) + eps), dist and norm int64 (broadcastable); max as a where, so L gets the whole gradient at a tie."
@@ -116,6 +118,9 @@ def _fire_input(self, dist: torch.Tensor, norm: torch.Tensor, c, L) -> torch.Ten
     norm = norm.to(cd)
     return torch.log1p(c * dist.clamp(min=0).to(cd)) / (torch.log1p(c * torch.where(norm > L, norm, L)) + self.eps)
 
+
+# %% ../nbs/06_fire.ipynb #b7e20d5a
+# FIRE's bias_at: the requested rows, in chunks (collapsed).
 @method_of(FIRE, "bias_at")
 def _fire_bias_at(self,
                   q_pos: torch.Tensor,  # (B, q) int64 query positions
