@@ -73,7 +73,7 @@ def t5_bucket(relative_position: torch.Tensor,  # integer tensor of relative dis
     else:
         offset = torch.zeros_like(r)
         d = (-r).clamp(min=0)  # i - j for keys at or before the query; 0 for keys after it
-    log_ratio = torch.log(d.float().clamp(min=1) / max_exact) / math.log(max_distance / max_exact)  # float32, as the originals
+    log_ratio = torch.log(d.float().clamp(min=1) / max_exact) / math.log(max_distance / max_exact)  # float32, as the originals; clamp: no log(0) at d = 0 (exact buckets take d < max_exact anyway)
     large = (max_exact + (log_ratio * (n_b - max_exact)).long()).clamp(max=n_b - 1)
     return offset + torch.where(d < max_exact, d, large)
 
