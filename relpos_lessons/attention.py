@@ -143,8 +143,8 @@ class RelativeMultiheadAttention(nn.Module):
         else:
             bias = None if self.position_bias is None else self.position_bias(q.shape[-2], k.shape[-2], positions=all_pos)  # 3. (1 or batch, H, q, k)
             out, weights = self._attend_masked(q, k, v, bias, attn_mask, key_padding_mask, is_causal, need_weights, how)  # 3-5
-        B, q_len = q.shape[0], q.shape[-2]
-        out = self.out_proj(out.transpose(1, 2).reshape(B, q_len, self.embed_dim))  # 6. merge heads: (batch, q, E)
+        n_batch, q_len = q.shape[0], q.shape[-2]
+        out = self.out_proj(out.transpose(1, 2).reshape(n_batch, q_len, self.embed_dim))  # 6. merge heads: (batch, q, E)
         if weights is not None and average_attn_weights: weights = weights.mean(1)  # (batch, q, k)
         if not batched: return out[0], (None if weights is None else weights[0])
         return (out if self.batch_first else out.transpose(0, 1)), weights
@@ -190,18 +190,18 @@ def _mha_place(self: RelativeMultiheadAttention, q, k, v, positions, kv_cache, k
 def _mha_rotate(self: RelativeMultiheadAttention, x, pos, role):  # x (batch, H, L, D), pos (1 or batch, L)
     kw = dict(self.rope_kwargs, role=role) if self.rope_kwargs.get("xpos") else self.rope_kwargs
     if pos.shape[0] == 1: return apply_rope(x, pos[0], **kw)
-    B, H, L, D = x.shape  # one position per (batch, row): rotate (H, batch*L, D) rows
-    flat = x.transpose(0, 1).reshape(H, B * L, D)
-    return apply_rope(flat, pos.expand(B, L).reshape(-1), **kw).reshape(H, B, L, D).transpose(0, 1)
+    n_batch, H, L, D = x.shape  # one position per (batch, row): rotate (H, batch*L, D) rows
+    flat = x.transpose(0, 1).reshape(H, n_batch * L, D)
+    return apply_rope(flat, pos.expand(n_batch, L).reshape(-1), **kw).reshape(H, n_batch, L, D).transpose(0, 1)
 
 
 # %% ../nbs/08_attention.ipynb #b0a2e332
 @method_of(RelativeMultiheadAttention, "_attend_masked")
 def _mha_attend_masked(self: RelativeMultiheadAttention, q, k, v, bias, attn_mask, key_padding_mask, is_causal, need_weights, how):
     "Steps 3-5: one additive mask from the bias and the masks, attention, then the rows whose every key is masked."
-    B, H, q_len, k_len = q.shape[0], self.num_heads, q.shape[-2], k.shape[-2]
+    n_batch, H, q_len, k_len = q.shape[0], self.num_heads, q.shape[-2], k.shape[-2]
     sdpa_causal = self._sdpa_causal(q_len, k_len, bias, attn_mask, key_padding_mask, is_causal, need_weights)  # a speed-up only
-    mask = merge_masks(B, H, q_len, k_len, bias=bias, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+    mask = merge_masks(n_batch, H, q_len, k_len, bias=bias, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
                        is_causal=is_causal and not sdpa_causal, dtype=q.dtype, device=q.device)  # 3. one additive mask
     out, weights = self._attend(q, k, v, mask, need_weights=need_weights, is_causal=sdpa_causal)  # 4. (batch, H, q, D)
     if not need_weights: out = self._fill_empty_rows(out, mask, attn_mask, key_padding_mask, how)  # 5.
