@@ -13,10 +13,11 @@ from dataclasses import dataclass, fields, asdict
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['SCALING_TYPES', 'XPOS_SCALE_BASE', 'SCALING_METHODS', 'SCALING_RESULTS_FILE', 'RopeScaling', 'as_scaling',
-           'yarn_correction_range', 'rope_frequencies', 'xpos_zeta', 'rope_rates_and_amplitude', 'load_rope_scaling',
-           'scaling_table', 'scaling_for', 'rope_model', 'with_scaling', 'fine_tune', 'run_rope_scaling',
-           'save_rope_scaling']
+__all__ = ['SCALING_TYPES', 'XPOS_SCALE_BASE', 'SCALING_METHODS', 'SCALING_RESULTS_FILE', 'ISOLATING_LENGTHS', 'RopeScaling',
+           'as_scaling', 'yarn_correction_range', 'rope_frequencies', 'xpos_zeta', 'rope_rates_and_amplitude',
+           'load_rope_scaling', 'scaling_table', 'scaling_for', 'rope_model', 'with_scaling', 'fine_tune',
+           'run_rope_scaling', 'save_rope_scaling', 'prefixed_copy_batch', 'train_prefixed', 'evaluate_prefixed',
+           'run_isolating']
 
 # %% ../nbs/03a_rope_scaling.ipynb #f43bd704
 import torch
@@ -275,3 +276,100 @@ def save_rope_scaling(results: dict, path: str | Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(results, indent=1))
     return path
+
+# %% ../nbs/03a_rope_scaling.ipynb #b6174bde
+ISOLATING_LENGTHS = (17, 34, 68)  # total tokens: the trained context L, then 2L and 4L
+
+def prefixed_copy_batch(batch_size: int,  # examples
+                        n: int,  # symbols to copy
+                        prefix: int,  # random symbols in front of the start marker
+                        *,
+                        num_symbols: int = 8,  # S: symbols 0 .. S-1; S is the separator, S + 1 the start marker
+                        generator: torch.Generator | None = None,
+                       ) -> tuple[torch.Tensor, int]:  # tokens (B, prefix + 2n + 2), index of the first answer token
+    "Copy with a prefix: `prefix` random symbols, the start marker, `n` symbols, the separator, the `n` symbols again."
+    for name, v in (("batch_size", batch_size), ("n", n)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1: raise ValueError(f"{name} must be a positive integer, got {v!r}")
+    if isinstance(prefix, bool) or not isinstance(prefix, int) or prefix < 0: raise ValueError(f"prefix must be an integer >= 0, got {prefix!r}")
+    if isinstance(num_symbols, bool) or not isinstance(num_symbols, int) or num_symbols < 2:
+        raise ValueError(f"num_symbols must be an integer >= 2, got {num_symbols!r}")
+    S, B = num_symbols, batch_size
+    front = torch.randint(0, S, (B, prefix), generator=generator)  # (B, P)
+    x = torch.randint(0, S, (B, n), generator=generator)  # (B, n)
+    mark = lambda t: torch.full((B, 1), t, dtype=torch.long)  # (B, 1)
+    return torch.cat([front, mark(S + 1), x, mark(S), x], 1), prefix + n + 2
+
+def train_prefixed(config: LengthGenConfig,  # model size, steps, lr, batch size, symbols (task and train_length unused)
+                   seed: int,  # fixes initial weights and data
+                   *,
+                   max_tokens: int = 17,  # L: no training input is longer
+                   max_n: int = 4,  # n is drawn from 1 .. max_n per batch, the prefix from 0 .. L - 2n - 2
+                   device: str | None = "cpu",
+                  ) -> tuple[TinyTransformer, list[float]]:  # the trained plain-RoPE model (eval mode) and the losses
+    "Train plain RoPE on prefixed copy inputs of at most `max_tokens` tokens (AdamW, warm-up then cosine, as lesson 11)."
+    if isinstance(max_n, bool) or not isinstance(max_n, int) or max_n < 1: raise ValueError(f"max_n must be a positive integer, got {max_n!r}")
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 2 * max_n + 2:
+        raise ValueError(f"max_tokens must be an integer >= 2 * max_n + 2 = {2 * max_n + 2}, got {max_tokens!r}")
+    torch.manual_seed(seed)
+    g = torch.Generator().manual_seed(seed)
+    model = TinyTransformer(config.vocab_size, d_model=config.d_model, num_heads=config.num_heads, num_layers=config.num_layers,
+                            position="rope", max_len=max_tokens).to(device).train()
+    opt = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=0.01)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda t: min(1.0, (t + 1) / 30) * 0.5 * (1 + math.cos(math.pi * t / config.steps)))
+    losses = []
+    for _ in range(config.steps):
+        n = int(torch.randint(1, max_n + 1, (1,), generator=g))
+        p = int(torch.randint(0, max_tokens - 2 * n - 2 + 1, (1,), generator=g))
+        tokens, start = prefixed_copy_batch(config.batch_size, n, p, num_symbols=config.num_symbols, generator=g)
+        tokens = tokens.to(device)
+        logits = answer_logits(model, tokens, start)  # (B, n, V)
+        loss = F.cross_entropy(logits.reshape(-1, config.vocab_size), tokens[:, start:].reshape(-1))
+        opt.zero_grad(); loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step(); sched.step()
+        losses.append(loss.item())
+    return model.eval(), losses
+
+@torch.no_grad()
+def evaluate_prefixed(model: nn.Module, config: LengthGenConfig,
+                      tokens_total: int,  # length of every test input
+                      *,
+                      n: int = 4,  # symbols to copy: the target is n + 1 back
+                      device: str | None = "cpu",
+                     ) -> dict:  # {"exact_match", "token_accuracy"}
+    "Scores on a fixed test set of prefixed copy inputs of `tokens_total` tokens (prefix = tokens_total - 2n - 2)."
+    if isinstance(tokens_total, bool) or not isinstance(tokens_total, int) or tokens_total < 2 * n + 2:
+        raise ValueError(f"tokens_total must be an integer >= 2n + 2 = {2 * n + 2}, got {tokens_total!r}")
+    g = torch.Generator().manual_seed(20_000 + tokens_total)  # the same test set for every method and seed
+    tokens, start = prefixed_copy_batch(config.eval_examples, n, tokens_total - 2 * n - 2, num_symbols=config.num_symbols, generator=g)
+    tokens = tokens.to(device)
+    hits = answer_logits(model.eval(), tokens, start).argmax(-1) == tokens[:, start:]  # (B, n)
+    return {"exact_match": hits.all(1).float().mean().item(), "token_accuracy": hits.float().mean().item()}
+
+def run_isolating(config: LengthGenConfig,  # model size, steps, lr, batch, seeds
+                  *,
+                  lengths=ISOLATING_LENGTHS,  # total tokens; the first is L, the training cap
+                  methods=("none", "linear", "ntk", "yarn"),  # each one of SCALING_METHODS
+                  n: int = 4,  # test inputs copy n symbols (the target n + 1 back)
+                  device: str | None = "cpu",
+                  threads: int | None = 1,  # torch CPU threads during the run (restored after)
+                 ) -> dict:  # {"settings", "records", "wall_time_s"}
+    "Train plain RoPE on prefixed copy within L tokens per seed; test each method, without fine-tuning, at every length."
+    for m in methods: scaling_for(m, 1.0, 1)  # validates the names
+    L = lengths[0]
+    records, t0, old_threads = [], time.time(), torch.get_num_threads()
+    try:
+        if threads is not None: torch.set_num_threads(threads)
+        for seed in config.seeds:
+            base, losses = train_prefixed(config, seed, max_tokens=L, max_n=n, device=device)
+            for T in lengths:
+                for m in methods:
+                    scores = evaluate_prefixed(with_scaling(base, config, scaling_for(m, T / L, L)), config, T, n=n, device=device)
+                    records.append({"seed": seed, "scaling": m, "tokens": T, "factor": T / L, "exact_match": scores["exact_match"],
+                                    "token_accuracy": scores["token_accuracy"], "final_loss": losses[-1]})
+    finally:
+        torch.set_num_threads(old_threads)
+    settings = {"config": asdict(config), "lengths": list(lengths), "methods": list(methods), "n": n, "device": str(device),
+                "torch": torch.__version__}
+    return {"settings": settings, "records": records, "wall_time_s": round(time.time() - t0, 1)}
+
