@@ -24,13 +24,13 @@ ROPE_LAYOUTS = ("interleaved", "half")  # the pair layouts `apply_rope` accepts
 
 def _check_rope_inputs(x, positions, base, layout):
     if not isinstance(x, torch.Tensor) or x.ndim < 2 or not x.is_floating_point():
-        raise ValueError(f"x must be a floating-point tensor shaped (..., L, d), got "
+        raise ValueError(f"x must be a floating-point tensor shaped (..., L, D), got "
                          f"{tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__}"
                          f"{' of dtype ' + str(x.dtype) if isinstance(x, torch.Tensor) else ''}")
-    d, positions = x.shape[-1], torch.as_tensor(positions, device=x.device)
-    if d <= 0 or d % 2:
-        raise ValueError(f"x must have an even, positive number of features d (its last dimension), "
-                         f"got d = {d} in shape {tuple(x.shape)}")
+    D, positions = x.shape[-1], torch.as_tensor(positions, device=x.device)
+    if D <= 0 or D % 2:
+        raise ValueError(f"x must have an even, positive number of features D (its last dimension), "
+                         f"got D = {D} in shape {tuple(x.shape)}")
     if positions.ndim != 1 or positions.shape[0] != x.shape[-2]:
         raise ValueError(f"positions must be shaped (L,) with L = x.shape[-2] = {x.shape[-2]}, "
                          f"got shape {tuple(positions.shape)}")
@@ -92,7 +92,7 @@ def rope_score_curve(q: torch.Tensor,  # (..., D) one query direction per leadin
                     ) -> torch.Tensor:  # (..., N): the score of q at position i and k at j, for i - j = distance
     "RoPE's logit (R_i q) . (R_j k) as a function of the query-minus-key distance i - j."
     if q.ndim < 1 or k.ndim < 1 or q.shape[-1] != k.shape[-1]:
-        raise ValueError(f"q and k must be shaped (..., d) with the same d, got q {tuple(q.shape)} and k {tuple(k.shape)}")
+        raise ValueError(f"q and k must be shaped (..., D) with the same D, got q {tuple(q.shape)} and k {tuple(k.shape)}")
     distances = torch.as_tensor(distances, device=q.device)
     if distances.ndim != 1: raise ValueError(f"distances must be shaped (N,), got shape {tuple(distances.shape)}")
     q_moved = apply_rope(q[..., None, :].expand(*q.shape[:-1], distances.shape[0], q.shape[-1]), distances,
