@@ -334,7 +334,7 @@ def train_prefixed(config: LengthGenConfig,  # model size, steps, lr, batch size
 def evaluate_prefixed(model: nn.Module, config: LengthGenConfig,
                       tokens_total: int,  # length of every test input
                       *,
-                      n: int = 4,  # symbols to copy: the target is n + 1 back
+                      n: int = 4,  # symbols to copy: the query reads the key n back
                       device: str | None = "cpu",
                      ) -> dict:  # {"exact_match", "token_accuracy"}
     "Scores on a fixed test set of prefixed copy inputs of `tokens_total` tokens (prefix = tokens_total - 2n - 2)."
@@ -350,7 +350,7 @@ def run_isolating(config: LengthGenConfig,  # model size, steps, lr, batch, seed
                   *,
                   lengths=ISOLATING_LENGTHS,  # total tokens; the first is L, the training cap
                   methods=("none", "linear", "ntk", "yarn"),  # each one of SCALING_METHODS
-                  n: int = 4,  # test inputs copy n symbols (the target n + 1 back)
+                  n: int = 4,  # test inputs copy n symbols (the query reads the key n back)
                   device: str | None = "cpu",
                   threads: int | None = 1,  # torch CPU threads during the run (restored after)
                  ) -> dict:  # {"settings", "records", "wall_time_s"}
