@@ -15,9 +15,9 @@ from pathlib import Path
 # %% auto #0
 __all__ = ['SCALING_TYPES', 'XPOS_SCALE_BASE', 'SCALING_METHODS', 'SCALING_RESULTS_FILE', 'ISOLATING_LENGTHS', 'RopeScaling',
            'as_scaling', 'yarn_correction_range', 'rope_frequencies', 'xpos_zeta', 'rope_rates_and_amplitude',
-           'load_rope_scaling', 'scaling_table', 'scaling_for', 'rope_model', 'with_scaling', 'fine_tune',
-           'run_rope_scaling', 'save_rope_scaling', 'prefixed_copy_batch', 'train_prefixed', 'evaluate_prefixed',
-           'run_isolating']
+           'load_rope_scaling', 'scaling_table', 'scaling_for', 'rope_model', 'with_scaling', 'answer_step',
+           'fine_tune', 'run_rope_scaling', 'save_rope_scaling', 'prefixed_copy_batch', 'train_prefixed',
+           'evaluate_prefixed', 'run_isolating']
 
 # %% ../nbs/03a_rope_scaling.ipynb #f43bd704
 import torch
@@ -203,6 +203,19 @@ def with_scaling(model: nn.Module, config: LengthGenConfig, scaling) -> TinyTran
     return new.eval()
 
 # %% ../nbs/03a_rope_scaling.ipynb #f7823eb3
+def answer_step(model: nn.Module, opt, sched,
+                tokens: torch.Tensor,  # (B, T) a batch, on the model's device
+                start: int,  # first answer position
+                vocab_size: int,
+               ) -> float:  # the batch's loss before the step
+    "One optimizer step on the answer tokens' cross-entropy, gradients clipped to norm 1."
+    logits = answer_logits(model, tokens, start)  # (B, A, V)
+    loss = F.cross_entropy(logits.reshape(-1, vocab_size), tokens[:, start:].reshape(-1))
+    opt.zero_grad(); loss.backward()
+    nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    opt.step(); sched.step()
+    return loss.item()
+
 def fine_tune(model: nn.Module,  # trained in place
               config: LengthGenConfig,  # task, symbols, batch size
               length: int,  # lengths are drawn from 1 .. length
@@ -223,13 +236,7 @@ def fine_tune(model: nn.Module,  # trained in place
     for _ in range(steps):
         n = int(torch.randint(1, length + 1, (1,), generator=g))
         tokens, start = make_batch(config.task, config.batch_size, n, num_symbols=config.num_symbols, generator=g)
-        tokens = tokens.to(device)
-        logits = answer_logits(model, tokens, start)  # (B, A, V)
-        loss = F.cross_entropy(logits.reshape(-1, config.vocab_size), tokens[:, start:].reshape(-1))
-        opt.zero_grad(); loss.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step(); sched.step()
-        losses.append(loss.item())
+        losses.append(answer_step(model, opt, sched, tokens.to(device), start, config.vocab_size))
     model.eval()
     return losses
 
@@ -321,13 +328,7 @@ def train_prefixed(config: LengthGenConfig,  # model size, steps, lr, batch size
         n = int(torch.randint(1, max_n + 1, (1,), generator=g))
         p = int(torch.randint(0, max_tokens - 2 * n - 2 + 1, (1,), generator=g))
         tokens, start = prefixed_copy_batch(config.batch_size, n, p, num_symbols=config.num_symbols, generator=g)
-        tokens = tokens.to(device)
-        logits = answer_logits(model, tokens, start)  # (B, n, V)
-        loss = F.cross_entropy(logits.reshape(-1, config.vocab_size), tokens[:, start:].reshape(-1))
-        opt.zero_grad(); loss.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step(); sched.step()
-        losses.append(loss.item())
+        losses.append(answer_step(model, opt, sched, tokens.to(device), start, config.vocab_size))
     return model.eval(), losses
 
 @torch.no_grad()
