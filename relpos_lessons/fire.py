@@ -111,6 +111,7 @@ def _fire_mlp(self, x: torch.Tensor, mlp: nn.Sequential) -> torch.Tensor:  # x (
 
 
 # %% ../nbs/06_fire.ipynb #a3f19c07
+# FIRE's _input: the formula of step 4, from integer distances i - j and query positions i.
 @method_of(FIRE, "_input")
 def _fire_input(self, dist: torch.Tensor, norm: torch.Tensor, c, L) -> torch.Tensor:
     "psi(dist) / (psi(max(L, norm)) + eps), dist and norm int64 (broadcastable); max as a where, so L gets the whole gradient at a tie."
