@@ -64,12 +64,12 @@ def sinusoidal_encoding(num_positions: int,  # number of positions (rows), >= 0
     "Sinusoidal encoding of positions offset, offset + 1, ... (Vaswani et al. 2017, section 3.5)."
     _check_encoding_args(num_positions, offset, layout, dtype)
     rates = angle_rates(depth, base)                                         # (h,), h = depth // 2
-    h, step = depth // 2, max(1, math.isqrt(num_positions))                  # p = s + b with 0 <= b < step
-    starts = offset + step * torch.arange(-(-num_positions // step), dtype=torch.float64)  # (A,) the s values
-    coarse = 1j * _phasors(starts, rates).conj()                             # (A, h): sin(θ s) + i cos(θ s)
-    fine = _phasors(torch.arange(step, dtype=torch.float64), rates).conj()   # (step, h): exp(-i θ b)
+    h, step = depth // 2, max(1, math.isqrt(num_positions))                  # p = p_hi + p_lo, 0 <= p_lo < step
+    starts = offset + step * torch.arange(-(-num_positions // step), dtype=torch.float64)  # (A,) the p_hi values
+    coarse = 1j * _phasors(starts, rates).conj()                             # (A, h): sin(θ p_hi) + i cos(θ p_hi)
+    fine = _phasors(torch.arange(step, dtype=torch.float64), rates).conj()   # (step, h): exp(-i θ p_lo)
     out = torch.empty(len(starts), step, *((h, 2) if layout == "interleaved" else (2, h)), dtype=dtype)
-    rows = max(1, 2**18 // (step * h))                                       # s values per chunk of about 4 MB
+    rows = max(1, 2**18 // (step * h))                                       # p_hi values per chunk of about 4 MB
     for a in range(0, len(starts), rows):
         pairs = torch.view_as_real(coarse[a:a + rows, None] * fine)          # (rows, step, h, 2): sin(θ p), cos(θ p)
         out[a:a + rows] = pairs if layout == "interleaved" else pairs.transpose(-1, -2)
